@@ -1,0 +1,154 @@
+package graph
+
+import (
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// View names. Every decoder that produces one of these uses the matching
+// constructor below, so the same view has the same sample types whatever
+// the input.
+const (
+	ViewCPU      = "cpu"      // CPU SAMPLES
+	ViewCPUTime  = "cputime"  // text CPU TIME (cpu=times)
+	ViewCPUOld   = "cpuold"   // text cpu=old caller/callee rows
+	ViewAlloc    = "alloc"    // ALLOC SITES / SITES
+	ViewHeap     = "heap"     // HEAP DUMP objects
+	ViewThreads  = "threads"  // threads and their stacks
+	ViewMonitor  = "monitor"  // text MONITOR TIME
+	ViewRetained = "retained" // dominator tree
+)
+
+// DefaultCPUInterval is the hprof agent's default sampling interval; the
+// file does not record the one used.
+const DefaultCPUInterval = 10 * time.Millisecond
+
+// NewCPUView: samples/count and cpu/nanoseconds (= count × interval).
+func NewCPUView(interval time.Duration) *View {
+	return &View{
+		Name:              ViewCPU,
+		SampleTypes:       []ValueType{{"samples", "count"}, {"cpu", "nanoseconds"}},
+		DefaultSampleType: "cpu",
+		PeriodType:        ValueType{"cpu", "nanoseconds"},
+		Period:            int64(interval),
+	}
+}
+
+// NewAllocView: allocation sites, cumulative and live.
+func NewAllocView() *View {
+	return &View{
+		Name: ViewAlloc,
+		SampleTypes: []ValueType{
+			{"alloc_objects", "count"}, {"alloc_space", "bytes"},
+			{"inuse_objects", "count"}, {"inuse_space", "bytes"},
+		},
+		DefaultSampleType: "alloc_space",
+		PeriodType:        ValueType{"space", "bytes"},
+	}
+}
+
+// NewHeapView: live objects in a heap dump.
+func NewHeapView() *View {
+	return &View{
+		Name:              ViewHeap,
+		SampleTypes:       []ValueType{{"inuse_objects", "count"}, {"inuse_space", "bytes"}},
+		DefaultSampleType: "inuse_space",
+		PeriodType:        ValueType{"space", "bytes"},
+	}
+}
+
+// NewThreadsView: one sample per distinct thread stack, like Go's goroutine
+// profile.
+func NewThreadsView() *View {
+	return &View{
+		Name:        ViewThreads,
+		SampleTypes: []ValueType{{"threads", "count"}},
+		PeriodType:  ValueType{"threads", "count"},
+		Period:      1,
+	}
+}
+
+// Aggregator adds values into a view, merging samples with the same
+// stack and labels. Labels are compared after sorting by key.
+type Aggregator struct {
+	v   *View
+	idx map[string]int
+	key []byte
+}
+
+// NewAggregator aggregates into v (which may already hold samples).
+func NewAggregator(v *View) *Aggregator {
+	a := &Aggregator{v: v, idx: map[string]int{}}
+	for i, s := range v.Samples {
+		a.idx[a.keyOf(s.Stack, s.Labels)] = i
+	}
+	return a
+}
+
+func (a *Aggregator) keyOf(stack StackID, labels []Label) string {
+	k := a.key[:0]
+	k = strconv.AppendUint(k, uint64(stack), 10)
+	for _, l := range labels {
+		k = append(k, 0)
+		k = append(k, l.Key...)
+		k = append(k, 1)
+		k = append(k, l.Str...)
+		k = append(k, 1)
+		k = strconv.AppendInt(k, l.Num, 10)
+		k = append(k, 1)
+		k = append(k, l.Unit...)
+	}
+	a.key = k
+	return string(k)
+}
+
+// Add adds values (one per sample type) to the sample with this stack and
+// these labels, creating it if needed. labels is copied and sorted.
+func (a *Aggregator) Add(stack StackID, labels []Label, values ...int64) {
+	if len(labels) > 1 {
+		labels = append([]Label(nil), labels...)
+		sort.SliceStable(labels, func(i, j int) bool { return labels[i].Key < labels[j].Key })
+	}
+	k := a.keyOf(stack, labels)
+	if i, ok := a.idx[k]; ok {
+		s := a.v.Samples[i].Values
+		for j, x := range values {
+			s[j] += x
+		}
+		return
+	}
+	vals := make([]int64, len(a.v.SampleTypes))
+	copy(vals, values)
+	a.idx[k] = len(a.v.Samples)
+	a.v.Samples = append(a.v.Samples, Sample{Stack: stack, Values: vals, Labels: append([]Label(nil), labels...)})
+}
+
+// ClassStack returns the stack for a live class in a heap view with no
+// allocation trace: the class as leaf under its package path
+// (java → java.util → java.util.HashMap$Node), so a flame graph is a
+// heap treemap by package. Array classes sit under the package of their
+// element type; primitive arrays directly at the top.
+func (g *Graph) ClassStack(class string) StackID {
+	leaf := g.Frame(Frame{Kind: KindClass, Class: class})
+	elem := strings.TrimRight(class, "[]")
+	pkgs := strings.Split(elem, ".")
+	pkgs = pkgs[:len(pkgs)-1]
+	stack := make([]FrameID, 0, len(pkgs)+1)
+	stack = append(stack, leaf)
+	for i := len(pkgs); i > 0; i-- {
+		stack = append(stack, g.Frame(Frame{Kind: KindPackage, Class: strings.Join(pkgs[:i], ".")}))
+	}
+	return g.Stack(stack)
+}
+
+// WithLeaf returns the stack with a class frame pushed as the new leaf:
+// an allocation site's trace plus the allocated class.
+func (g *Graph) WithLeaf(stack StackID, class string) StackID {
+	leaf := g.Frame(Frame{Kind: KindClass, Class: class})
+	frames := make([]FrameID, 0, len(g.Stacks[stack])+1)
+	frames = append(frames, leaf)
+	frames = append(frames, g.Stacks[stack]...)
+	return g.Stack(frames)
+}
