@@ -1,0 +1,22 @@
+# hprof2pprof — the two commands the README promises:
+#   make demo   converts a bundled real sample and shows it with go tool pprof
+#   make test   installs/builds the real backends the tests talk to, then runs every test
+.PHONY: test backends demo build vet
+
+build:
+	go build -o hprof2pprof ./cmd/hprof2pprof
+
+# Each scripts/setup-*.sh installs or builds one real backend (idempotent,
+# cached under .cache/) and prints nothing on success but its result path.
+backends:
+	@set -e; for s in scripts/setup-*.sh; do [ -f "$$s" ] || continue; echo "== $$s"; bash "$$s"; done
+
+vet:
+	go vet ./...
+
+test: backends vet
+	go test ./...
+
+demo: build
+	./hprof2pprof convert --view cpu -o out/cpu.pb.gz testdata/cpu-samples.cpuwork.jdk17.hprof
+	go tool pprof -top out/cpu.pb.gz
