@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"slices"
+	"time"
+
+	"github.com/hprof2pprof/hprof2pprof/convert"
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+)
+
+// decodeFlags are the flags every command that reads inputs shares.
+type decodeFlags struct {
+	views      listFlag
+	interval   time.Duration
+	dump       int
+	refSize    int
+	headerSize int
+	quiet      bool
+}
+
+func (d *decodeFlags) add(fs *flag.FlagSet) {
+	fs.Var(&d.views, "view", "views to write, comma-separated: cpu, alloc, heap, threads, cputime, monitor, cpuold (default: every view the input holds)")
+	fs.DurationVar(&d.interval, "interval", graph.DefaultCPUInterval, "CPU sampling interval the hprof agent used (the file does not record it)")
+	fs.IntVar(&d.dump, "dump", 0, "use dump N (1-based) of a file holding several (default: heap/alloc from the last complete dump, CPU summed)")
+	fs.IntVar(&d.refSize, "ref-size", 0, "reference size in bytes for heap sizes: 4 or 8 (default: detected)")
+	fs.IntVar(&d.headerSize, "header-size", 0, "object header size in bytes for heap sizes; arrays add 4 (default: ID size + reference size)")
+	fs.BoolVar(&d.quiet, "q", false, "no progress output")
+}
+
+func (d *decodeFlags) check() error {
+	if d.refSize != 0 && d.refSize != 4 && d.refSize != 8 {
+		return fmt.Errorf("%w: --ref-size must be 4 or 8", errUsage)
+	}
+	if d.headerSize < 0 || d.headerSize > 64 {
+		return fmt.Errorf("%w: --header-size must be between 0 and 64", errUsage)
+	}
+	if d.dump < 0 {
+		return fmt.Errorf("%w: --dump must be 1 or more", errUsage)
+	}
+	if d.interval <= 0 {
+		return fmt.Errorf("%w: --interval must be positive", errUsage)
+	}
+	return nil
+}
+
+func (d *decodeFlags) options() convert.Options {
+	return convert.Options{
+		Interval:   d.interval,
+		Dump:       d.dump,
+		Views:      d.views,
+		RefSize:    d.refSize,
+		HeaderSize: d.headerSize,
+	}
+}
+
+// decode reads one input, showing progress on a terminal.
+func decode(ctx context.Context, e *env, input string, df *decodeFlags) (*graph.Graph, error) {
+	opts := df.options()
+	var size int64 = -1
+	if input != "-" {
+		if fi, err := os.Stat(input); err == nil {
+			size = fi.Size()
+		}
+	}
+	p := newProgress(e.stderr, input, size, df.quiet)
+	opts.Progress = p.update
+	defer p.done()
+	if input == "-" {
+		return convert.Convert(ctx, e.stdin, "-", opts)
+	}
+	return convert.ConvertFile(ctx, input, opts)
+}
+
+// selectViews returns the views to write: those asked for that the graph
+// has, or all of its views.
+func selectViews(g *graph.Graph, asked []string) []string {
+	var out []string
+	for _, v := range g.Views {
+		if len(asked) == 0 || slices.Contains(asked, v.Name) {
+			out = append(out, v.Name)
+		}
+	}
+	return out
+}

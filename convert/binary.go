@@ -1,0 +1,530 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/names"
+)
+
+// binDecoder turns the records of one binary HPROF input into a graph.
+// Everything it keeps is per class, per trace or per thread: memory does
+// not grow with the number of objects.
+type binDecoder struct {
+	g    *graph.Graph
+	opts Options
+	r    *hprof.Reader
+
+	strings     map[uint64]string
+	classSerial map[uint32]uint64 // LOAD CLASS serial → class object ID
+	className   map[uint64]string // class object ID → source name
+	frames      map[uint64]hprof.Frame
+	traces      map[uint32]hprof.Trace
+	traceStack  map[uint32]graph.StackID
+	threads     map[uint32]*hprof.StartThread
+	ended       map[uint32]bool
+	frameBuf    []uint64
+
+	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
+	cpuTotal    int64            // sum of the records' own totals
+	cpuRecords  int
+	cpuTime     uint32
+	sites       *hprof.AllocSites
+	sitesTime   uint32
+	siteRecords int
+	control     *hprof.ControlSettings
+	summary     *hprof.HeapSummary
+
+	heap     *heapDump // the dump being read
+	lastHeap *heapDump // the dump the heap view is taken from
+	dumps    int
+
+	progressNext int64
+}
+
+func newBinDecoder(g *graph.Graph, opts Options) *binDecoder {
+	return &binDecoder{
+		g:           g,
+		opts:        opts,
+		strings:     map[uint64]string{},
+		classSerial: map[uint32]uint64{},
+		className:   map[uint64]string{},
+		frames:      map[uint64]hprof.Frame{},
+		traces:      map[uint32]hprof.Trace{},
+		traceStack:  map[uint32]graph.StackID{},
+		threads:     map[uint32]*hprof.StartThread{},
+		ended:       map[uint32]bool{},
+		cpuByTrace:  map[uint32]int64{},
+	}
+}
+
+// wantDump reports whether the n-th (1-based) dump-like record is one to
+// keep: the one --dump names, or every one (the last wins) by default.
+func (d *binDecoder) wantDump(n int) bool { return d.opts.Dump == 0 || d.opts.Dump == n }
+
+// run reads every record. A decoding error stops the loop; what was read
+// before it stays in the decoder and the error becomes the graph's damage.
+func (d *binDecoder) run(ctx context.Context, r *hprof.Reader) error {
+	d.r = r
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		d.progress()
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		d.g.Source.Records[rec.Tag.String()]++
+		if !rec.Tag.Known() {
+			d.g.SoftFail(fmt.Sprintf("unknown record tag 0x%02X skipped", uint8(rec.Tag)))
+			continue // Next skips the body
+		}
+		switch rec.Tag {
+		case hprof.TagHeapDump, hprof.TagHeapDumpSegment:
+			err = d.heapRecord(ctx, rec)
+		case hprof.TagHeapDumpEnd:
+			d.endDump()
+		default:
+			var body []byte
+			if body, err = r.Body(); err == nil {
+				err = d.record(rec, body)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+}
+
+func (d *binDecoder) progress() {
+	if d.opts.Progress == nil {
+		return
+	}
+	if off := d.r.Offset(); off >= d.progressNext {
+		d.opts.Progress(off)
+		d.progressNext = off + 4<<20
+	}
+}
+
+func (d *binDecoder) record(rec hprof.Record, body []byte) error {
+	r := d.r
+	switch rec.Tag {
+	case hprof.TagUTF8:
+		v, err := r.DecodeUTF8(rec, body)
+		if err != nil {
+			return err
+		}
+		if _, dup := d.strings[v.ID]; dup {
+			d.g.SoftFail("duplicate string ID")
+		}
+		d.strings[v.ID] = string(v.Text)
+	case hprof.TagLoadClass:
+		v, err := r.DecodeLoadClass(rec, body)
+		if err != nil {
+			return err
+		}
+		name, ok := d.strings[v.NameID]
+		if !ok {
+			d.g.SoftFail("class names missing string")
+			name = fmt.Sprintf("unknown-class-0x%x", v.ObjectID)
+		}
+		if old, dup := d.className[v.ObjectID]; dup {
+			if old != names.Class(name) {
+				d.g.SoftFail("class ID loaded under two names")
+			} else {
+				d.g.SoftFail("duplicate LOAD CLASS for one class ID")
+			}
+		}
+		d.classSerial[v.ClassSerial] = v.ObjectID
+		d.className[v.ObjectID] = names.Class(name)
+	case hprof.TagUnloadClass:
+		if _, err := r.DecodeU4(rec, body); err != nil {
+			return err
+		}
+	case hprof.TagFrame:
+		v, err := r.DecodeFrame(rec, body)
+		if err != nil {
+			return err
+		}
+		d.frames[v.ID] = v
+	case hprof.TagTrace:
+		v, err := r.DecodeTrace(rec, body, d.frameBuf)
+		if err != nil {
+			return err
+		}
+		d.frameBuf = v.Frames
+		v.Frames = append([]uint64(nil), v.Frames...)
+		if _, dup := d.traces[v.Serial]; dup {
+			delete(d.traceStack, v.Serial)
+		}
+		d.traces[v.Serial] = v
+	case hprof.TagAllocSites:
+		v, err := r.DecodeAllocSites(rec, body)
+		if err != nil {
+			return err
+		}
+		d.siteRecords++
+		if d.wantDump(d.siteRecords) {
+			d.sites, d.sitesTime = &v, rec.Time
+		}
+	case hprof.TagHeapSummary:
+		v, err := r.DecodeHeapSummary(rec, body)
+		if err != nil {
+			return err
+		}
+		d.summary = &v
+	case hprof.TagStartThread:
+		v, err := r.DecodeStartThread(rec, body)
+		if err != nil {
+			return err
+		}
+		d.threads[v.Serial] = &v
+		delete(d.ended, v.Serial)
+	case hprof.TagEndThread:
+		v, err := r.DecodeU4(rec, body)
+		if err != nil {
+			return err
+		}
+		if _, ok := d.threads[v]; !ok {
+			d.g.SoftFail("END THREAD names unknown thread")
+		}
+		d.ended[v] = true
+	case hprof.TagCPUSamples:
+		v, err := r.DecodeCPUSamples(rec, body)
+		if err != nil {
+			return err
+		}
+		d.cpuRecords++
+		if !d.wantDump(d.cpuRecords) {
+			return nil
+		}
+		d.cpuTotal += int64(v.Total)
+		d.cpuTime = rec.Time
+		var sum int64
+		for _, t := range v.Traces {
+			d.cpuByTrace[t.TraceSerial] += int64(t.Count)
+			sum += int64(t.Count)
+		}
+		if sum != int64(v.Total) {
+			d.g.SoftFail("CPU SAMPLES total differs from the sum of its traces")
+		}
+	case hprof.TagControlSettings:
+		v, err := r.DecodeControlSettings(rec, body)
+		if err != nil {
+			return err
+		}
+		d.control = &v
+	}
+	return nil
+}
+
+// frame resolves a STACK FRAME ID into a graph frame.
+func (d *binDecoder) frame(id uint64) (graph.FrameID, bool) {
+	f, ok := d.frames[id]
+	if !ok {
+		d.g.SoftFail("trace names missing frame")
+		return d.g.Frame(graph.Frame{Kind: graph.KindMethod, Class: "unknown", Method: fmt.Sprintf("frame-0x%x", id)}), false
+	}
+	class := "unknown"
+	if obj, ok := d.classSerial[f.ClassSerial]; ok {
+		class = d.className[obj]
+	} else {
+		d.g.SoftFail("frame names missing class")
+	}
+	method, ok := d.strings[f.MethodID]
+	if !ok {
+		d.g.SoftFail("frame names missing string")
+	}
+	file := ""
+	if f.SourceID != 0 {
+		file = d.strings[f.SourceID]
+	}
+	return d.g.Frame(graph.Frame{
+		Kind:      graph.KindMethod,
+		Class:     class,
+		Method:    method,
+		Signature: d.strings[f.SignatureID],
+		File:      file,
+		Line:      f.Line,
+	}), true
+}
+
+// stack returns the graph stack of a STACK TRACE serial (0 when the
+// serial is unknown or the trace is empty).
+func (d *binDecoder) stack(serial uint32) graph.StackID {
+	if id, ok := d.traceStack[serial]; ok {
+		return id
+	}
+	t, ok := d.traces[serial]
+	if !ok {
+		if serial != 0 {
+			d.g.SoftFail(fmt.Sprintf("reference to missing STACK TRACE (serial %d)", serial))
+		}
+		d.traceStack[serial] = 0
+		return 0
+	}
+	ids := make([]graph.FrameID, 0, len(t.Frames))
+	for _, f := range t.Frames {
+		id, _ := d.frame(f)
+		ids = append(ids, id)
+	}
+	s := d.g.Stack(ids)
+	d.traceStack[serial] = s
+	return s
+}
+
+// threadName is the name of a thread serial from START THREAD records,
+// or the name found in the heap dump's thread objects.
+func (d *binDecoder) threadName(serial uint32) string {
+	if serial == 0 {
+		return ""
+	}
+	if t, ok := d.threads[serial]; ok {
+		return d.strings[t.NameID]
+	}
+	if d.lastHeap != nil {
+		for _, t := range d.lastHeap.threadRoots {
+			if t.threadSerial == serial && t.name != "" {
+				return t.name
+			}
+		}
+	}
+	return ""
+}
+
+// finish builds the views from what was read.
+func (d *binDecoder) finish(ctx context.Context, reopen func() (io.ReadCloser, error)) {
+	g := d.g
+	if d.heap != nil && d.lastHeap == nil {
+		// The input ended inside the only dump: keep what was read.
+		d.lastHeap = d.heap
+	}
+	if h := d.lastHeap; h != nil {
+		h.finish(d)
+		g.Source.Dump = h.index
+		if d.opts.wants(graph.ViewThreads) {
+			d.resolveThreadNames(ctx, reopen)
+		}
+	}
+	g.Source.Dumps = d.dumps
+	if d.opts.wants(graph.ViewCPU) {
+		d.buildCPU()
+	}
+	if d.opts.wants(graph.ViewAlloc) {
+		d.buildAlloc()
+	}
+	if d.opts.wants(graph.ViewHeap) {
+		d.buildHeap()
+	}
+	if d.opts.wants(graph.ViewThreads) {
+		d.buildThreads()
+	}
+}
+
+func (d *binDecoder) buildCPU() {
+	if d.cpuRecords == 0 {
+		return
+	}
+	g := d.g
+	v := graph.NewCPUView(d.opts.interval())
+	v.Time = g.Source.Time
+	v.Duration = usec(d.cpuTime)
+	agg := graph.NewAggregator(v)
+	for serial, count := range d.cpuByTrace {
+		st := d.stack(serial)
+		var labels []graph.Label
+		if t, ok := d.traces[serial]; ok {
+			if name := d.threadName(t.ThreadSerial); name != "" {
+				labels = append(labels, graph.Label{Key: graph.LabelThread, Str: name})
+			}
+		}
+		if st != 0 && graph.BlockingLeaf(g.Frames[g.Stacks[st][0]]) {
+			labels = append(labels, graph.Label{Key: graph.LabelState, Str: "blocked"})
+		}
+		agg.Add(st, labels, count, count*v.Period)
+	}
+	sortSamples(g, v)
+	v.Comments = append(v.Comments,
+		fmt.Sprintf("CPU SAMPLES: %d records, total %d samples", d.cpuRecords, d.cpuTotal),
+		fmt.Sprintf("cpu/nanoseconds = samples × interval %v (the file does not record the interval; set it with --interval)", d.opts.interval()))
+	g.AddView(v)
+}
+
+func (d *binDecoder) buildAlloc() {
+	if d.sites == nil {
+		return
+	}
+	g := d.g
+	s := d.sites
+	v := graph.NewAllocView()
+	v.Time = g.Source.Time
+	v.Duration = usec(d.sitesTime)
+	agg := graph.NewAggregator(v)
+	for _, site := range s.Sites {
+		var class string
+		if site.ArrayType != 0 && site.ArrayType != hprof.TypeObject {
+			class = site.ArrayType.JavaName() + "[]"
+			if class == "[]" {
+				g.SoftFail("site has invalid array type")
+				class = fmt.Sprintf("array-type-%d[]", site.ArrayType)
+			}
+		} else if obj, ok := d.classSerial[site.ClassSerial]; ok {
+			class = d.className[obj]
+		} else {
+			g.SoftFail("site names missing class")
+			class = fmt.Sprintf("unknown-class-serial-%d", site.ClassSerial)
+		}
+		st := g.WithLeaf(d.stack(site.TraceSerial), class)
+		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: class}},
+			int64(site.AllocObjects), int64(site.AllocBytes), int64(site.LiveInstances), int64(site.LiveBytes))
+	}
+	sortSamples(g, v)
+	v.Comments = append(v.Comments,
+		fmt.Sprintf("ALLOC SITES totals: live %d bytes in %d instances; allocated %d bytes in %d instances; %d sites",
+			s.LiveBytes, s.LiveInstances, s.AllocBytes, s.AllocInstances, len(s.Sites)))
+	if len(s.Sites) > 0 {
+		v.Comments = append(v.Comments, "the hprof agent lists only sites above its cutoff, so the sites may sum to less than the totals")
+	}
+	g.AddView(v)
+}
+
+func (d *binDecoder) buildThreads() {
+	g := d.g
+	v := graph.NewThreadsView()
+	v.Time = g.Source.Time
+	if h := d.lastHeap; h != nil && len(h.threadRoots) > 0 {
+		for _, t := range h.threadRoots {
+			st := d.stack(t.traceSerial)
+			if st == 0 {
+				// jhsdb points every thread root at the empty dummy
+				// trace; the thread's own STACK TRACE names its serial.
+				st = d.stackOfThread(t.threadSerial)
+			}
+			th := graph.Thread{Serial: t.threadSerial, ObjectID: t.objectID, Name: t.name, Class: t.class, Stack: st}
+			if st, ok := d.threads[t.threadSerial]; ok {
+				// The agent names its threads in START THREAD records;
+				// its heap dumps carry no field values to read names from.
+				if th.Name == "" {
+					th.Name = d.strings[st.NameID]
+				}
+				th.Group = d.strings[st.GroupID]
+			}
+			g.Threads = append(g.Threads, th)
+		}
+	} else {
+		for serial, t := range d.threads {
+			if d.ended[serial] {
+				continue
+			}
+			th := graph.Thread{Serial: serial, ObjectID: t.ObjectID, Name: d.strings[t.NameID], Group: d.strings[t.GroupID],
+				Stack: d.stack(t.TraceSerial)}
+			if th.Stack == 0 {
+				th.Stack = d.stackOfThread(serial)
+			}
+			g.Threads = append(g.Threads, th)
+		}
+	}
+	if len(g.Threads) == 0 {
+		return
+	}
+	sortThreads(g.Threads)
+	agg := graph.NewAggregator(v)
+	for _, th := range g.Threads {
+		name := th.Name
+		if name == "" {
+			name = fmt.Sprintf("thread-serial-%d", th.Serial)
+		}
+		agg.Add(th.Stack, []graph.Label{{Key: graph.LabelThread, Str: name}}, 1)
+	}
+	v.Comments = append(v.Comments, fmt.Sprintf("%d threads", len(g.Threads)))
+	g.AddView(v)
+}
+
+// stackOfThread is the stack of the longest STACK TRACE naming the thread
+// serial, 0 when none.
+func (d *binDecoder) stackOfThread(serial uint32) graph.StackID {
+	if serial == 0 {
+		return 0
+	}
+	best, bestLen := uint32(0), 0
+	for s, t := range d.traces {
+		if t.ThreadSerial == serial && len(t.Frames) > bestLen || (t.ThreadSerial == serial && len(t.Frames) == bestLen && bestLen > 0 && s < best) {
+			best, bestLen = s, len(t.Frames)
+		}
+	}
+	if bestLen == 0 {
+		return 0
+	}
+	return d.stack(best)
+}
+
+// decodeBinary reads a binary HPROF stream into a new graph. reopen, when
+// not nil, opens the same input again from the start: the thread view of
+// a heap dump may need a second look at objects seen before it knew it
+// wanted them.
+func decodeBinary(ctx context.Context, src io.Reader, g *graph.Graph, opts Options, reopen func() (io.ReadCloser, error)) error {
+	r, err := hprof.NewReader(src)
+	if err != nil {
+		return err
+	}
+	g.Source.Format = "hprof-binary"
+	g.Source.Version = r.Header.Version
+	g.Source.IDSize = r.Header.IDSize
+	g.Source.Time = r.Header.Time
+	d := newBinDecoder(g, opts)
+	runErr := d.run(ctx, r)
+	g.Source.Bytes = r.Offset()
+	if runErr != nil {
+		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
+			return runErr
+		}
+		g.Damage = runErr
+		g.Lost = d.lostText(runErr)
+	}
+	if d.heap != nil && d.heap != d.lastHeap && d.lastHeap != nil {
+		// An incomplete dump after a complete one: report it, keep the
+		// complete one.
+		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("heap dump %d is incomplete and was not used", d.heap.index))
+	}
+	if h := d.lastHeap; h != nil || d.heap != nil {
+		if h == nil {
+			h = d.heap
+		}
+		if !h.complete {
+			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete: objects after byte %d are missing", h.index, r.Offset()))
+		}
+	}
+	d.finish(ctx, reopen)
+	d.describe()
+	return nil
+}
+
+func (d *binDecoder) lostText(err error) string {
+	var fe *hprof.FormatError
+	if errors.As(err, &fe) {
+		if errors.Is(err, hprof.ErrTruncated) {
+			return fmt.Sprintf("the input ends at byte %d inside the %s: that record and anything after it are missing", fe.Off, fe.Record)
+		}
+		return fmt.Sprintf("decoding stopped in the %s at byte %d; the rest of the input (from byte %d) was not read", fe.Record, fe.Off, fe.Off)
+	}
+	return "decoding stopped early; the rest of the input was not read"
+}
+
+func joinLost(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
+}
+
+// usec converts a record TIME field (µs since the header time).
+func usec(t uint32) time.Duration { return time.Duration(t) * time.Microsecond }
