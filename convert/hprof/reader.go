@@ -229,7 +229,7 @@ func (r *Reader) Next() (Record, error) {
 		if r.end == r.pos && (r.srcErr == io.EOF || r.srcErr == nil) {
 			return Record{}, io.EOF
 		}
-		return Record{}, r.ioErr("record header", recordHeaderSize)
+		return Record{}, r.ioErr("record header at byte "+itoa(r.off), recordHeaderSize)
 	}
 	b := r.buf[r.pos:]
 	rec := Record{
@@ -239,13 +239,6 @@ func (r *Reader) Next() (Record, error) {
 		Offset: r.off,
 	}
 	r.consume(recordHeaderSize)
-	if r.size >= 0 && r.off+int64(rec.Length) > r.size {
-		// Known input size: say now that the body is cut, but still let
-		// the caller read what there is (heap segments are read
-		// sub-record by sub-record).
-		r.cur, r.pending = rec, uint64(rec.Length)
-		return rec, nil
-	}
 	r.cur, r.pending = rec, uint64(rec.Length)
 	return rec, nil
 }

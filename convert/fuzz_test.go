@@ -1,0 +1,57 @@
+package convert
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+)
+
+// fuzzSeedPrefix bounds seeds from big fixtures: the fuzzer mutates the
+// first part of each real file. Larger seeds make the fuzzer spend its
+// time minimizing instead of running.
+const fuzzSeedPrefix = 8 << 10
+
+func addFileSeeds(f *testing.F) {
+	files, _ := filepath.Glob("../testdata/*")
+	for _, p := range files {
+		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
+			continue
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		f.Add(b[:min(len(b), fuzzSeedPrefix)])
+	}
+}
+
+// FuzzConvert feeds arbitrary bytes through input detection and the
+// decoders: no panic, no hang, and a small input never makes the process
+// allocate much.
+func FuzzConvert(f *testing.F) {
+	addFileSeeds(f)
+	f.Add(newHprofFile().record(0x1C, be(uint8(0x21), uint64(1), uint32(0), uint64(2), uint32(4), uint32(7))).Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		g, err := Convert(ctx, bytes.NewReader(data), "fuzz", Options{})
+		runtime.ReadMemStats(&after)
+		if ctx.Err() != nil {
+			t.Fatalf("decoding %d bytes took longer than 10s", len(data))
+		}
+		if len(data) <= 1<<20 {
+			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+				t.Fatalf("%d input bytes made us allocate %d bytes", len(data), alloc)
+			}
+		}
+		if err == nil && g == nil {
+			t.Fatal("no graph and no error")
+		}
+	})
+}

@@ -1,0 +1,228 @@
+package convert
+
+import (
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+)
+
+// oracleHistogram reads an oracle's histogram-by-name.csv: class →
+// {instances, shallow bytes}. The oracle is VisualVM's heap library (see
+// the corpus README), an independent reader.
+func oracleHistogram(t *testing.T, dir string) map[string][2]int64 {
+	t.Helper()
+	f, err := os.Open(filepath.Join(dir, "histogram-by-name.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][2]int64{}
+	for _, r := range rows[1:] {
+		n, _ := strconv.ParseInt(r[1], 10, 64)
+		b, _ := strconv.ParseInt(r[2], 10, 64)
+		if n > 0 {
+			out[r[0]] = [2]int64{n, b}
+		}
+	}
+	return out
+}
+
+// heapHistogram sums the heap view by its class label.
+func heapHistogram(t *testing.T, g *graph.Graph) map[string][2]int64 {
+	t.Helper()
+	v := g.View(graph.ViewHeap)
+	if v == nil {
+		t.Fatal("no heap view")
+	}
+	out := map[string][2]int64{}
+	for _, s := range v.Samples {
+		var class string
+		for _, l := range s.Labels {
+			if l.Key == graph.LabelClass {
+				class = l.Str
+			}
+		}
+		x := out[class]
+		x[0] += s.Values[0]
+		x[1] += s.Values[1]
+		out[class] = x
+	}
+	return out
+}
+
+func compareHistograms(t *testing.T, got, want map[string][2]int64) {
+	t.Helper()
+	bad := 0
+	for c, w := range want {
+		if got[c] != w {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: got %d objects %d bytes, oracle %d objects %d bytes", c, got[c][0], got[c][1], w[0], w[1])
+			}
+		}
+	}
+	for c, g := range got {
+		if _, ok := want[c]; !ok {
+			if bad++; bad <= 10 {
+				t.Errorf("%s: %d objects %d bytes, not in the oracle", c, g[0], g[1])
+			}
+		}
+	}
+	if bad > 10 {
+		t.Errorf("... %d classes differ in all", bad)
+	}
+}
+
+// oracleDirs lists the heap dumps with an oracle in dir.
+func oracleDirs(t *testing.T, dir string) []string {
+	dirs, _ := filepath.Glob(filepath.Join(dir, "*.oracle"))
+	var dumps []string
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "histogram-by-name.csv")); err == nil {
+			dumps = append(dumps, strings.TrimSuffix(d, ".oracle"))
+		}
+	}
+	return dumps
+}
+
+func TestHeapMatchesOracle(t *testing.T) {
+	dumps := oracleDirs(t, "../testdata")
+	if len(dumps) < 4 {
+		t.Fatalf("found %d oracle fixtures in testdata", len(dumps))
+	}
+	for _, dump := range dumps {
+		t.Run(filepath.Base(dump), func(t *testing.T) {
+			g, err := ConvertFile(context.Background(), dump, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Damage != nil {
+				t.Fatalf("damage: %v", g.Damage)
+			}
+			compareHistograms(t, heapHistogram(t, g), oracleHistogram(t, dump+".oracle"))
+		})
+	}
+}
+
+// oracleThread is one entry of the oracle's threads.json.
+type oracleThread struct {
+	Name       string   `json:"name"`
+	Class      string   `json:"class"`
+	StackTrace []string `json:"stack_trace"`
+}
+
+// javaFrame prints a frame the way java.lang.StackTraceElement does, as
+// the oracle's threads.json does.
+func javaFrame(f graph.Frame) string {
+	loc := ""
+	switch {
+	case f.Line == graph.LineNative:
+		loc = "Native Method"
+	case f.File == "":
+		loc = "<unresolved string 0x0>" // the oracle's text for a missing source file name
+		if f.Line > 0 {
+			loc += ":" + strconv.Itoa(int(f.Line))
+		}
+	case f.Line > 0:
+		loc = f.File + ":" + strconv.Itoa(int(f.Line))
+	default:
+		loc = f.File
+	}
+	return fmt.Sprintf("%s.%s(%s)", f.Class, f.Method, loc)
+}
+
+func TestThreadsMatchOracle(t *testing.T) {
+	for _, dump := range oracleDirs(t, "../testdata") {
+		t.Run(filepath.Base(dump), func(t *testing.T) {
+			b, err := os.ReadFile(dump + ".oracle/threads.json")
+			if err != nil {
+				t.Skip("no threads.json")
+			}
+			var want []oracleThread
+			if err := json.Unmarshal(b, &want); err != nil {
+				t.Fatal(err)
+			}
+			g, err := ConvertFile(context.Background(), dump, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			jhsdb := strings.Contains(g.Source.Writer, "jhsdb")
+			agent := strings.Contains(g.Source.Writer, "agent")
+			if len(g.Threads) != len(want) {
+				t.Fatalf("%d threads, oracle %d", len(g.Threads), len(want))
+			}
+			for i, w := range want {
+				got := g.Threads[i]
+				if agent {
+					// The agent's heap dumps hold no field values, so
+					// the oracle cannot name threads; we name them from
+					// START THREAD records.
+					continue
+				}
+				if got.Name != w.Name {
+					t.Errorf("thread %d: name %q, oracle %q", i, got.Name, w.Name)
+					continue
+				}
+				var frames []string
+				for _, f := range g.Stacks[got.Stack] {
+					frames = append(frames, javaFrame(g.Frames[f]))
+				}
+				if jhsdb && len(w.StackTrace) == 0 {
+					// jhsdb points every thread root at the empty dummy
+					// trace; the oracle follows it, we use the thread's
+					// own STACK TRACE record (documented in the README).
+					continue
+				}
+				if strings.Join(frames, "\n") != strings.Join(w.StackTrace, "\n") {
+					t.Errorf("thread %q:\n got %q\nwant %q", w.Name, frames, w.StackTrace)
+				}
+			}
+			if jhsdb {
+				withStack := 0
+				for _, th := range g.Threads {
+					if th.Stack != 0 {
+						withStack++
+					}
+				}
+				if withStack == 0 {
+					t.Error("jhsdb dump: no thread got its stack from its STACK TRACE record")
+				}
+			}
+		})
+	}
+}
+
+// TestCorpusSweep converts every binary heap dump of the shared corpus
+// that has an oracle, when the corpus is present beside the repo.
+func TestCorpusSweep(t *testing.T) {
+	var dumps []string
+	for _, d := range []string{"heapdump", "hprof-agent"} {
+		dumps = append(dumps, oracleDirs(t, filepath.Join("../../shared/corpus", d))...)
+	}
+	if len(dumps) == 0 {
+		t.Skip("../shared/corpus not present")
+	}
+	for _, dump := range dumps {
+		t.Run(filepath.Base(dump), func(t *testing.T) {
+			g, err := ConvertFile(context.Background(), dump, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if g.Damage != nil {
+				t.Fatalf("damage: %v", g.Damage)
+			}
+			compareHistograms(t, heapHistogram(t, g), oracleHistogram(t, dump+".oracle"))
+		})
+	}
+}
