@@ -33,6 +33,7 @@ func newLineReader(r io.Reader) *lineReader {
 // split is bufio.ScanLines that also notes a final line without "\n".
 func (lr *lineReader) split(data []byte, atEOF bool) (int, []byte, error) {
 	adv, tok, err := bufio.ScanLines(data, atEOF)
+	lr.bytes += int64(adv)
 	if atEOF && tok != nil && adv == len(data) && (len(data) == 0 || data[len(data)-1] != '\n') {
 		lr.partial = true
 	}
@@ -53,7 +54,5 @@ func (lr *lineReader) next() (string, bool) {
 		return "", false
 	}
 	lr.n++
-	b := lr.s.Bytes()
-	lr.bytes += int64(len(b)) + 1
-	return string(b), true
+	return string(lr.s.Bytes()), true
 }
