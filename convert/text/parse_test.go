@@ -84,7 +84,7 @@ func TestFrameNames(t *testing.T) {
 
 func TestParseFrameLines(t *testing.T) {
 	cases := map[string]graph.Frame{
-		"java.lang.Thread.run(Thread.java:840)":           {Kind: graph.KindMethod, Class: "java.lang.Thread", Method: "run", File: "Thread.java", Line: 840},
+		"java.lang.Thread.run(Thread.java:840)":            {Kind: graph.KindMethod, Class: "java.lang.Thread", Method: "run", File: "Thread.java", Line: 840},
 		"java.lang.Object.wait(Object.java:Native method)": {Kind: graph.KindMethod, Class: "java.lang.Object", Method: "wait", File: "Object.java", Line: graph.LineNative},
 		"Foo.bar(Foo.java:Compiled method)":                {Kind: graph.KindMethod, Class: "Foo", Method: "bar", File: "Foo.java", Line: graph.LineCompiled},
 		"java.lang.Thread.<init>(Thread.java:402)":         {Kind: graph.KindMethod, Class: "java.lang.Thread", Method: "<init>", File: "Thread.java", Line: 402},
@@ -308,14 +308,14 @@ func TestMalformed(t *testing.T) {
 func TestSniff(t *testing.T) {
 	cases := map[string]bool{
 		"JAVA PROFILE 1.0.1, created Sat Nov 21 22:43:29 2026\n": true,
-		"JAVA PROFILE 1.0.1, cr":                                   true, // short prefix
-		"JAVA PROFILE 1.0.2\x00\x00\x00\x00\x04":                   false,
-		"JAVA PROFILE 1.0.1":                                       false,
-		"count callee caller time\n1 a b 2\n":                      true,
-		"count callee caller time\r\n":                             true,
-		"count callee caller timex":                                false,
-		"":                                                         false,
-		"PK\x03\x04":                                               false,
+		"JAVA PROFILE 1.0.1, cr":                                 true, // short prefix
+		"JAVA PROFILE 1.0.2\x00\x00\x00\x00\x04":                 false,
+		"JAVA PROFILE 1.0.1":                                     false,
+		"count callee caller time\n1 a b 2\n":                    true,
+		"count callee caller time\r\n":                           true,
+		"count callee caller timex":                              false,
+		"":                                                       false,
+		"PK\x03\x04":                                             false,
 	}
 	for in, want := range cases {
 		if got := Sniff([]byte(in)); got != want {
