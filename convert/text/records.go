@@ -54,11 +54,12 @@ func (p *parser) threadStart(n int, line string) error {
 	}
 	// Names may hold quotes and commas: the group is after the last
 	// `", group="`.
-	i := strings.LastIndex(rest, "\", group=\"")
-	if i < 0 {
+	const sep = "\", group=\""
+	i := strings.LastIndex(rest, sep)
+	if i < 0 || i+len(sep) > len(rest)-2 {
 		return bad()
 	}
-	name, group := rest[:i], rest[i+len("\", group=\""):len(rest)-2]
+	name, group := rest[:i], rest[i+len(sep):len(rest)-2]
 	objID, err := strconv.ParseUint(obj, 16, 64)
 	if err != nil {
 		return bad()
