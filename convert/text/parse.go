@@ -124,6 +124,7 @@ func (p *parser) readRecords() error {
 	var cur *section // the open section, if any
 	inTrace := false
 	var traceSerial uint32
+	cutLine := 0 // line the writer stopped in the middle of, if any
 	for {
 		line, ok := p.lr.next()
 		if !ok {
@@ -137,22 +138,29 @@ func (p *parser) readRecords() error {
 			var se *SyntaxError
 			if p.lr.partial && errors.As(err, &se) {
 				// The writer was killed mid-line: that is damage,
-				// not a malformed file.
-				p.g.Damage = fmt.Errorf("%w: line %d is cut short", ErrTruncated, p.lr.n)
-				p.g.Lost = "the rest of the file after line " + fmt.Sprint(p.lr.n-1)
+				// not a malformed file. The cut line is dropped.
+				cutLine = p.lr.n
 				break
 			}
 			return err
 		}
 	}
-	if inTrace {
+	if inTrace && cutLine == 0 {
 		p.endTrace(traceSerial)
 	}
-	if cur != nil && p.g.Damage == nil {
-		p.g.Damage = fmt.Errorf("%w: the %s section begun at line %d has no END line", ErrTruncated, cur.kind, cur.line)
+	cut := ""
+	if cutLine > 0 {
+		cut = fmt.Sprintf(" (line %d is cut short)", cutLine)
+	}
+	switch {
+	case cur != nil:
+		p.g.Damage = fmt.Errorf("%w: the %s section begun at line %d has no END line%s", ErrTruncated, cur.kind, cur.line, cut)
 		p.g.Lost = fmt.Sprintf("the incomplete %s section of dump %d (%d rows read, not used) and anything the writer had not flushed",
 			cur.kind, cur.dump, len(cur.rows)+len(cur.threads)+int(cur.heapRecs["OBJ"]+cur.heapRecs["ARR"]))
-	} else if p.lr.partial && p.g.Damage == nil && cur == nil {
+	case cutLine > 0:
+		p.g.Damage = fmt.Errorf("%w: line %d is cut short", ErrTruncated, cutLine)
+		p.g.Lost = fmt.Sprintf("the record on line %d and anything the writer had not flushed", cutLine)
+	case p.lr.partial:
 		p.g.Damage = fmt.Errorf("%w: the last line has no newline", ErrTruncated)
 		p.g.Lost = "possibly the end of the last record"
 	}

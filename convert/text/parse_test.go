@@ -241,7 +241,8 @@ func TestTruncated(t *testing.T) {
 		{"after prelude", cut(t, cpu, "--------\n\n", len("--------\n\n")), ErrNoData, -1, "flushed"},
 		{"inside prelude", cut(t, cpu, "THIS SOFTWARE", 0), ErrTruncated, -1, "first"},
 		{"inside CPU SAMPLES", cut(t, cpu, "  10  1.08%", 0), ErrTruncated, -1, "CPU SAMPLES"},
-		{"mid frame line", cut(t, cpu, "\tsun.nio.ch.NioSocketImpl.accept(", 12), ErrTruncated, -1, "rest"},
+		{"mid frame line", cut(t, cpu, "\tsun.nio.ch.NioSocketImpl.accept(", 12), ErrTruncated, -1, "line"},
+		{"mid row of a later dump", cut(t, sq, "CPU SAMPLES BEGIN (total = 265)", 300), ErrTruncated, firstTwo, "dump 3"},
 		{"third dump cut", cut(t, sq, "CPU SAMPLES BEGIN (total = 265)", 200), ErrTruncated, firstTwo, "dump 3"},
 	}
 	for _, c := range cases {
