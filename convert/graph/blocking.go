@@ -52,6 +52,14 @@ var blockingNatives = map[string]bool{
 	"java.lang.UNIXProcess.waitForProcessExit":        true,
 	"java.lang.ProcessImpl.waitForInterruptibly":      true,
 	"java.io.Console.readline":                        true,
+	// Older and platform-specific variants.
+	"java.net.PlainDatagramSocketImpl.peekData":          true,
+	"java.net.TwoStacksPlainDatagramSocketImpl.receive0": true,
+	"java.net.DualStackPlainSocketImpl.waitForConnect":   true,
+	"sun.nio.ch.DevPollArrayWrapper.poll0":               true,
+	"sun.nio.ch.FileDispatcherImpl.readv0":               true, // blocks on pipes and stdin
+	"java.lang.ProcessImpl.waitForProcessExit":           true,
+	"java.lang.ProcessImpl.waitForInterruptEvent":        true,
 }
 
 // BlockingLeaf reports whether a stack whose leaf is f is a thread
