@@ -76,6 +76,13 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 			continue
 		}
 		views := selectViews(g, df.views)
+		if len(views) == 0 && g.Damage != nil {
+			// Damaged before any view was complete: nothing to write,
+			// but the input was read as far as it goes.
+			errorf(e, in, fmt.Errorf("partial: nothing complete to write; %s", g.Lost))
+			worse(exitPartial)
+			continue
+		}
 		if len(views) == 0 {
 			errorf(e, in, fmt.Errorf("no %s view in this input (it has: %s)", strings.Join(df.views, ", "), strings.Join(viewNames(g), ", ")))
 			worse(exitFailure)
