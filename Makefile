@@ -18,5 +18,7 @@ test: backends vet
 	go test ./...
 
 demo: build
-	./hprof2pprof convert --view cpu -o out/cpu.pb.gz testdata/cpu-samples.cpuwork.jdk17.hprof
-	go tool pprof -top out/cpu.pb.gz
+	./hprof2pprof convert -q --view cpu -o out/cpu.pb.gz testdata/cpu-samples.cpuwork.jdk17.hprof
+	go tool pprof -top -nodecount=12 -tagignore state=blocked out/cpu.pb.gz
+	./hprof2pprof convert -q --view heap -o out/heap.pb.gz testdata/jdk17-zoo-live.hprof
+	go tool pprof -top -nodecount=12 out/heap.pb.gz
