@@ -1,0 +1,162 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+func TestExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.hprof")
+	os.WriteFile(garbage, []byte("this is not a heap dump\n"), 0o644)
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{nil, exitUsage, "usage"},
+		{[]string{"frobnicate"}, exitUsage, "unknown command"},
+		{[]string{"convert"}, exitUsage, "usage"},
+		{[]string{"convert", "--ref-size", "5", "x"}, exitUsage, "--ref-size"},
+		{[]string{"convert", "--format", "nope", "x"}, exitUsage, "unknown --format"},
+		{[]string{"convert", "-d", dir, garbage}, exitFailure, "not an HPROF file (looks like a text file"},
+		{[]string{"convert", "-d", dir, filepath.Join(dir, "missing.hprof")}, exitFailure, "no such file"},
+		{[]string{"convert", "-d", dir, "--view", "cpu", "../../testdata/jdk17-zoo-live.hprof"}, exitFailure, "no cpu view"},
+		{[]string{"convert", "-d", dir, "../../testdata/killed-cpu-samples.cpuwork.jdk17.hprof"}, exitPartial, "STRING IN UTF8 record at byte 65523"},
+		{[]string{"info", "../../testdata/killed-cpu-samples.cpuwork.jdk17.hprof"}, exitPartial, "partial"},
+		{[]string{"convert", "-d", dir, "../../testdata/cpu-samples.cpuwork.jdk17.hprof"}, exitOK, "wrote"},
+	} {
+		code, stderr := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.says) {
+			t.Errorf("%v: exit %d, want %d; stderr %q should say %q", c.args, code, c.code, stderr, c.says)
+		}
+	}
+}
+
+func TestOutputNames(t *testing.T) {
+	dir := t.TempDir()
+	in := "../../testdata/heap-all-cpu-samples.allocwork.jdk25.hprof"
+	if code, stderr := runCLI(t, "convert", "-q", "-d", dir, in); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, v := range []string{"cpu", "alloc", "heap", "threads"} {
+		if _, err := os.Stat(filepath.Join(dir, "heap-all-cpu-samples.allocwork.jdk25.hprof."+v+".pb.gz")); err != nil {
+			t.Error(err)
+		}
+	}
+	// One view and -o: exactly that file. Flags after the input work too.
+	out := filepath.Join(dir, "exact.pb.gz")
+	if code, stderr := runCLI(t, "convert", in, "--view", "heap", "-o", out); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if _, err := os.Stat(out); err != nil {
+		t.Error(err)
+	}
+	// Several views and -o: a prefix.
+	if code, stderr := runCLI(t, "convert", "-o", filepath.Join(dir, "p"), "--view", "cpu,heap", in); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, v := range []string{"cpu", "heap"} {
+		if _, err := os.Stat(filepath.Join(dir, "p."+v+".pb.gz")); err != nil {
+			t.Error(err)
+		}
+	}
+	left, _ := filepath.Glob(filepath.Join(dir, ".*tmp*"))
+	if len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
+	}
+}
+
+// TestPprofTopHeapIsClassHistogram converts the heap view with the CLI
+// and reads it with the real `go tool pprof -top`: every class's flat
+// object count equals the oracle's histogram.
+func TestPprofTopHeapIsClassHistogram(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "heap.pb.gz")
+	in := "../../testdata/jdk17-zoo-live.hprof"
+	if code, stderr := runCLI(t, "convert", "--view", "heap", "-o", out, in); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	cmd := exec.Command("go", "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0", "-sample_index=inuse_objects", out)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("go tool pprof: %v\n%s", err, stderr.String())
+	}
+	flat := map[string]int64{}
+	sc := bufio.NewScanner(&stdout)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) != 6 || !strings.HasSuffix(f[1], "%") {
+			continue
+		}
+		n, err := strconv.ParseInt(f[0], 10, 64)
+		if err == nil && n > 0 {
+			flat[f[5]] = n
+		}
+	}
+	rows := readCSV(t, in+".oracle/histogram-by-name.csv")
+	checked := 0
+	for _, r := range rows[1:] {
+		n, _ := strconv.ParseInt(r[1], 10, 64)
+		if n == 0 {
+			continue
+		}
+		if flat[r[0]] != n {
+			t.Errorf("%s: pprof -top flat %d, oracle %d", r[0], flat[r[0]], n)
+		}
+		checked++
+	}
+	if checked < 500 {
+		t.Errorf("only %d classes checked", checked)
+	}
+}
+
+func readCSV(t *testing.T, path string) [][]string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rows
+}
+
+func TestInfoJSON(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"info", "--json", "../../testdata/cpu-samples.cpuwork.jdk17.hprof"}, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	for _, want := range []string{`"version": "JAVA PROFILE 1.0.2"`, `"id_size": 4`, `"CPU SAMPLES": 1`, `"samples/count": 932`} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("info --json lacks %s", want)
+		}
+	}
+}
+
+func TestStdin(t *testing.T) {
+	f, err := os.Open("../../testdata/jdk25-zoo-live.hprof.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var stdout, stderr bytes.Buffer
+	code := run(t.Context(), []string{"convert", "--view", "heap", "-o", "-", "-"}, &env{stdin: f, stdout: &stdout, stderr: &stderr})
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if stdout.Len() < 1000 || stdout.Bytes()[0] != 0x1f {
+		t.Errorf("stdout holds %d bytes, want a gzipped profile", stdout.Len())
+	}
+}
