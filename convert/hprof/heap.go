@@ -1,9 +1,6 @@
 package hprof
 
-import (
-	"encoding/binary"
-	"io"
-)
+import "io"
 
 // SubRecord is one heap dump sub-record header. The same value is reused
 // for every call to HeapReader.Next: copy what you keep.
@@ -56,14 +53,13 @@ type HeapReader struct {
 	r       *Reader
 	remain  uint64 // body bytes not yet read, including payload
 	payload uint64 // payload bytes of the current sub-record not yet read
-	record  string
 	sub     SubRecord
 }
 
 // Heap starts iterating the current record's body as heap sub-records.
 func (r *Reader) Heap() *HeapReader {
 	h := &r.heap
-	*h = HeapReader{r: r, remain: r.pending, record: r.cur.Name(), sub: SubRecord{Class: h.sub.Class}}
+	*h = HeapReader{r: r, remain: r.pending, sub: SubRecord{Class: h.sub.Class}}
 	r.pending = 0
 	return h
 }
@@ -75,28 +71,7 @@ func (h *HeapReader) Remaining() uint64 { return h.remain }
 func (h *HeapReader) Skip() error {
 	n := h.remain
 	h.remain, h.payload = 0, 0
-	return h.r.skip(n, h.record)
-}
-
-// fixed returns the next n header bytes of a sub-record starting at off.
-func (h *HeapReader) fixed(n int, tag SubTag, off int64) ([]byte, error) {
-	if uint64(n) > h.remain {
-		return nil, errAt(ErrCorrupt, off, tag.String()+" in "+h.record, "sub-record needs %d bytes, record has %d left", n, h.remain)
-	}
-	if !h.r.fill(n) {
-		return nil, h.r.ioErr(tag.String()+" in "+h.record, uint64(n))
-	}
-	b := h.r.buf[h.r.pos : h.r.pos+n]
-	h.r.consume(n)
-	h.remain -= uint64(n)
-	return b, nil
-}
-
-func (h *HeapReader) id(b []byte) uint64 {
-	if h.r.idSize == 4 {
-		return uint64(binary.BigEndian.Uint32(b))
-	}
-	return binary.BigEndian.Uint64(b)
+	return h.r.skip(n, 0)
 }
 
 // Next returns the next sub-record, skipping the unread payload of the
@@ -106,101 +81,51 @@ func (h *HeapReader) Next() (*SubRecord, error) {
 		n := h.payload
 		h.payload = 0
 		h.remain -= n
-		if err := h.r.skip(n, h.sub.Tag.String()+" in "+h.record); err != nil {
+		if err := h.r.skip(n, h.sub.Tag); err != nil {
 			return nil, err
 		}
 	}
 	if h.remain == 0 {
 		return nil, io.EOF
 	}
-	off := h.r.off
-	tb, err := h.fixed(1, 0, off)
-	if err != nil {
-		return nil, err
-	}
-	tag := SubTag(tb[0])
-	s := &h.sub
-	s.Tag, s.Offset = tag, off
-	I := h.r.idSize
-	var b []byte
-	switch tag {
-	case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing,
-		RootDebugger, RootReferenceCleanup, RootVMInternal, Unreachable:
-		if b, err = h.fixed(I, tag, off); err == nil {
-			s.ID = h.id(b)
-		}
-	case RootJNIGlobal:
-		if b, err = h.fixed(2*I, tag, off); err == nil {
-			s.ID, s.RefID = h.id(b), h.id(b[I:])
-		}
-	case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
-		if b, err = h.fixed(I+8, tag, off); err == nil {
-			s.ID = h.id(b)
-			s.ThreadSerial = binary.BigEndian.Uint32(b[I:])
-			s.Frame = binary.BigEndian.Uint32(b[I+4:])
-			s.TraceSerial = 0
-			if tag == RootThreadObject {
-				s.TraceSerial, s.Frame = s.Frame, 0
+	r := h.r
+	off := r.off
+	for {
+		avail := min(uint64(r.end-r.pos), h.remain)
+		n, payload, e := decodeSub(r.buf[r.pos:r.pos+int(avail)], r.idSize, &h.sub)
+		if e == nil {
+			r.consume(n)
+			h.remain -= uint64(n)
+			h.sub.Offset = off
+			if payload > h.remain {
+				return nil, errAt(ErrCorrupt, off, r.where(h.sub.Tag), "payload of %d bytes, record has %d left", payload, h.remain)
 			}
+			h.payload = payload
+			return &h.sub, nil
 		}
-	case RootNativeStack, RootThreadBlock:
-		if b, err = h.fixed(I+4, tag, off); err == nil {
-			s.ID = h.id(b)
-			s.ThreadSerial = binary.BigEndian.Uint32(b[I:])
+		tag := SubTag(0)
+		if avail > 0 {
+			tag = SubTag(r.buf[r.pos])
 		}
-	case InstanceDump:
-		if b, err = h.fixed(2*I+8, tag, off); err == nil {
-			s.ID = h.id(b)
-			s.TraceSerial = binary.BigEndian.Uint32(b[I:])
-			s.ClassID = h.id(b[I+4:])
-			s.Length = binary.BigEndian.Uint32(b[2*I+4:])
-			err = h.setPayload(uint64(s.Length), tag, off)
+		if !e.short {
+			return nil, errAt(e.sentinel, off+int64(e.at), r.where(tag), "%s", e.msg)
 		}
-	case ObjArrayDump:
-		if b, err = h.fixed(2*I+8, tag, off); err == nil {
-			s.ID = h.id(b)
-			s.TraceSerial = binary.BigEndian.Uint32(b[I:])
-			s.Length = binary.BigEndian.Uint32(b[I+4:])
-			s.ClassID = h.id(b[I+8:])
-			err = h.setPayload(uint64(s.Length)*uint64(I), tag, off)
+		if avail == h.remain {
+			return nil, errAt(ErrCorrupt, off, r.where(tag), "sub-record does not fit in the %d bytes left in its record", h.remain)
 		}
-	case PrimArrayDump, PrimArrayNoData:
-		if b, err = h.fixed(I+9, tag, off); err == nil {
-			s.ID = h.id(b)
-			s.TraceSerial = binary.BigEndian.Uint32(b[I:])
-			s.Length = binary.BigEndian.Uint32(b[I+4:])
-			s.ElemType = BasicType(b[I+8])
-			s.ClassID = 0
-			es := s.ElemType.Size(I)
-			if es == 0 || s.ElemType == TypeObject {
-				return nil, errAt(ErrCorrupt, off, tag.String()+" in "+h.record, "element type %d", b[I+8])
-			}
-			if tag == PrimArrayDump {
-				err = h.setPayload(uint64(s.Length)*uint64(es), tag, off)
-			}
+		// Ask for more: double what we have (class dumps can be long),
+		// within the record and the largest possible sub-record.
+		need := int(min(max(2*avail, 64), h.remain, uint64(maxClassDump(r.idSize))))
+		if need <= int(avail) {
+			return nil, errAt(ErrCorrupt, off, r.where(tag), "sub-record longer than any valid one")
 		}
-	case HeapDumpInfo:
-		if b, err = h.fixed(4+I, tag, off); err == nil {
-			s.HeapID = binary.BigEndian.Uint32(b)
-			s.NameID = h.id(b[4:])
+		if need > len(r.buf) {
+			r.grow(need)
 		}
-	case ClassDump:
-		err = h.classDump(off)
-	default:
-		return nil, errAt(ErrUnsupported, off, h.record, "unknown heap sub-record tag 0x%02X", uint8(tag))
+		if !r.fill(need) && uint64(r.end-r.pos) == avail {
+			return nil, r.ioErr(r.where(tag), uint64(need)-avail)
+		}
 	}
-	if err != nil {
-		return nil, err
-	}
-	return s, nil
-}
-
-func (h *HeapReader) setPayload(n uint64, tag SubTag, off int64) error {
-	if n > h.remain {
-		return errAt(ErrCorrupt, off, tag.String()+" in "+h.record, "payload of %d bytes, record has %d left", n, h.remain)
-	}
-	h.payload = n
-	return nil
 }
 
 // Payload reads the current sub-record's payload: instance field bytes or
@@ -209,89 +134,70 @@ func (h *HeapReader) Payload() ([]byte, error) {
 	n := h.payload
 	h.payload = 0
 	h.remain -= n
-	return h.r.readFull(n, h.sub.Tag.String()+" in "+h.record)
+	return h.r.readFull(n, h.sub.Tag)
 }
 
 // PayloadSize is the size of the current sub-record's unread payload.
 func (h *HeapReader) PayloadSize() uint64 { return h.payload }
 
-func (h *HeapReader) classDump(off int64) error {
-	I := h.r.idSize
-	b, err := h.fixed(7*I+10, ClassDump, off)
-	if err != nil {
-		return err
-	}
-	c := &h.sub.Class
-	c.ID = h.id(b)
-	c.TraceSerial = binary.BigEndian.Uint32(b[I:])
-	c.SuperID = h.id(b[I+4:])
-	c.LoaderID = h.id(b[2*I+4:])
-	// signers, protection domain, two reserved IDs: not needed.
-	c.InstanceSize = binary.BigEndian.Uint32(b[7*I+4:])
-	ncp := int(binary.BigEndian.Uint16(b[7*I+8:]))
-	h.sub.ID = c.ID
-	h.sub.TraceSerial = c.TraceSerial
-	for i := 0; i < ncp; i++ {
-		e, err := h.fixed(3, ClassDump, off)
-		if err != nil {
-			return err
-		}
-		t := BasicType(e[2])
-		sz := t.Size(I)
-		if sz == 0 {
-			return errAt(ErrCorrupt, h.r.off-1, "CLASS DUMP in "+h.record, "constant pool entry type %d", e[2])
-		}
-		if _, err := h.fixed(sz, ClassDump, off); err != nil {
-			return err
-		}
-	}
-	nb, err := h.fixed(2, ClassDump, off)
-	if err != nil {
-		return err
-	}
-	ns := int(binary.BigEndian.Uint16(nb))
-	c.Statics = c.Statics[:0]
-	for i := 0; i < ns; i++ {
-		e, err := h.fixed(I+1, ClassDump, off)
-		if err != nil {
-			return err
-		}
-		f := StaticField{NameID: h.id(e), Type: BasicType(e[I])}
-		sz := f.Type.Size(I)
-		if sz == 0 {
-			return errAt(ErrCorrupt, h.r.off-1, "CLASS DUMP in "+h.record, "static field type %d", e[I])
-		}
-		v, err := h.fixed(sz, ClassDump, off)
-		if err != nil {
-			return err
-		}
-		switch sz {
-		case 1:
-			f.Value = uint64(v[0])
-		case 2:
-			f.Value = uint64(binary.BigEndian.Uint16(v))
-		case 4:
-			f.Value = uint64(binary.BigEndian.Uint32(v))
-		case 8:
-			f.Value = binary.BigEndian.Uint64(v)
-		}
-		c.Statics = append(c.Statics, f)
-	}
-	if nb, err = h.fixed(2, ClassDump, off); err != nil {
-		return err
-	}
-	nf := int(binary.BigEndian.Uint16(nb))
-	c.Fields = c.Fields[:0]
-	for i := 0; i < nf; i++ {
-		e, err := h.fixed(I+1, ClassDump, off)
-		if err != nil {
-			return err
-		}
-		f := FieldDecl{NameID: h.id(e), Type: BasicType(e[I])}
-		if f.Type.Size(I) == 0 {
-			return errAt(ErrCorrupt, h.r.off-1, "CLASS DUMP in "+h.record, "instance field type %d", e[I])
-		}
-		c.Fields = append(c.Fields, f)
-	}
-	return nil
+// HeapBytes iterates the sub-records of a heap record whose body is in
+// memory (a mapped file): the same decoding as HeapReader, without
+// copying payloads.
+type HeapBytes struct {
+	b      []byte
+	i      int
+	idSize int
+	rec    Record
+	cut    bool // the body is shorter than the record says: the input ends inside it
+	sub    SubRecord
 }
+
+// NewHeapBytes iterates body, the body of rec (or the part of it the
+// input holds, when the input ends inside it).
+func NewHeapBytes(body []byte, rec Record, idSize int) *HeapBytes {
+	return &HeapBytes{b: body, idSize: idSize, rec: rec, cut: uint64(len(body)) < uint64(rec.Length)}
+}
+
+func (h *HeapBytes) where(tag SubTag) string {
+	if tag != 0 {
+		return tag.String() + " in " + h.rec.Name()
+	}
+	return h.rec.Name()
+}
+
+// Next returns the next sub-record and its payload (instance field bytes
+// or array elements), or io.EOF at the end of the body. Both are valid
+// until the next call.
+func (h *HeapBytes) Next() (*SubRecord, []byte, error) {
+	if h.i >= len(h.b) {
+		if h.cut {
+			return nil, nil, errAt(ErrTruncated, h.off(), h.rec.Name(), "input ends %d bytes short", uint64(h.rec.Length)-uint64(len(h.b)))
+		}
+		return nil, nil, io.EOF
+	}
+	b := h.b[h.i:]
+	off := h.off()
+	n, payload, e := decodeSub(b, h.idSize, &h.sub)
+	if e != nil {
+		tag := SubTag(b[0])
+		switch {
+		case !e.short:
+			return nil, nil, errAt(e.sentinel, off+int64(e.at), h.where(tag), "%s", e.msg)
+		case h.cut:
+			return nil, nil, errAt(ErrTruncated, h.off()+int64(len(b)), h.where(tag), "input ends inside the sub-record at byte %d", off)
+		}
+		return nil, nil, errAt(ErrCorrupt, off, h.where(tag), "sub-record does not fit in the %d bytes left in its record", len(b))
+	}
+	h.sub.Offset = off
+	if payload > uint64(len(b)-n) {
+		if h.cut {
+			return nil, nil, errAt(ErrTruncated, h.off()+int64(len(b)), h.where(h.sub.Tag), "input ends inside the sub-record at byte %d", off)
+		}
+		return nil, nil, errAt(ErrCorrupt, off, h.where(h.sub.Tag), "payload of %d bytes, record has %d left", payload, len(b)-n)
+	}
+	data := b[n : n+int(payload)]
+	h.i += n + int(payload)
+	return &h.sub, data, nil
+}
+
+func (h *HeapBytes) off() int64 { return h.rec.Offset + recordHeaderSize + int64(h.i) }

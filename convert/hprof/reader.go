@@ -143,9 +143,27 @@ func (r *Reader) fill(n int) bool {
 	return r.end-r.pos >= n
 }
 
+// grow makes the buffer hold at least n bytes (long CLASS DUMPs).
+func (r *Reader) grow(n int) {
+	nb := make([]byte, n)
+	copy(nb, r.buf[r.pos:r.end])
+	r.end -= r.pos
+	r.pos = 0
+	r.buf = nb
+}
+
 func (r *Reader) consume(n int) {
 	r.pos += n
 	r.off += int64(n)
+}
+
+// where names what is being read, for messages: the current record, or
+// a sub-record of it. Built only when an error is reported.
+func (r *Reader) where(sub SubTag) string {
+	if sub != 0 {
+		return sub.String() + " in " + r.cur.Name()
+	}
+	return r.cur.Name()
 }
 
 // ioErr is the error behind a failed fill: a real I/O error, or
@@ -157,8 +175,8 @@ func (r *Reader) ioErr(record string, want uint64) error {
 	return errAt(ErrTruncated, r.off+int64(r.end-r.pos), record, "input ends %d bytes short", want-uint64(r.end-r.pos))
 }
 
-// skip discards n bytes.
-func (r *Reader) skip(n uint64, record string) error {
+// skip discards n bytes of the current record (of its sub-record sub).
+func (r *Reader) skip(n uint64, sub SubTag) error {
 	if avail := uint64(r.end - r.pos); n <= avail {
 		r.consume(int(n))
 		return nil
@@ -169,7 +187,7 @@ func (r *Reader) skip(n uint64, record string) error {
 		if target > r.size {
 			r.consume(int(avail))
 			r.pos, r.end = 0, 0
-			return errAt(ErrTruncated, r.size, record, "input ends %d bytes short", target-r.size)
+			return errAt(ErrTruncated, r.size, r.where(sub), "input ends %d bytes short", target-r.size)
 		}
 		if _, err := r.seeker.Seek(int64(n-avail), io.SeekCurrent); err == nil {
 			r.off = target
@@ -180,7 +198,7 @@ func (r *Reader) skip(n uint64, record string) error {
 	}
 	for n > 0 {
 		if r.end == r.pos && !r.fill(1) {
-			return r.ioErr(record, n)
+			return r.ioErr(r.where(sub), n)
 		}
 		k := min(n, uint64(r.end-r.pos))
 		r.consume(int(k))
@@ -192,10 +210,10 @@ func (r *Reader) skip(n uint64, record string) error {
 // readFull returns the next n bytes. The slice is valid until the next
 // call on r. Memory grows only with bytes actually read, so a lying
 // length field cannot make it allocate more than the input holds.
-func (r *Reader) readFull(n uint64, record string) ([]byte, error) {
+func (r *Reader) readFull(n uint64, sub SubTag) ([]byte, error) {
 	if n <= uint64(len(r.buf)) {
 		if !r.fill(int(n)) {
-			return nil, r.ioErr(record, n)
+			return nil, r.ioErr(r.where(sub), n)
 		}
 		b := r.buf[r.pos : r.pos+int(n)]
 		r.consume(int(n))
@@ -204,7 +222,7 @@ func (r *Reader) readFull(n uint64, record string) ([]byte, error) {
 	out := r.scratch[:0]
 	for uint64(len(out)) < n {
 		if r.end == r.pos && !r.fill(1) {
-			return nil, r.ioErr(record, n-uint64(len(out)))
+			return nil, r.ioErr(r.where(sub), n-uint64(len(out)))
 		}
 		k := min(n-uint64(len(out)), uint64(r.end-r.pos))
 		out = append(out, r.buf[r.pos:r.pos+int(k)]...)
@@ -221,7 +239,7 @@ func (r *Reader) Next() (Record, error) {
 	if r.pending > 0 {
 		n := r.pending
 		r.pending = 0
-		if err := r.skip(n, r.cur.Name()); err != nil {
+		if err := r.skip(n, 0); err != nil {
 			return Record{}, err
 		}
 	}
@@ -248,14 +266,14 @@ func (r *Reader) Next() (Record, error) {
 func (r *Reader) Body() ([]byte, error) {
 	n := r.pending
 	r.pending = 0
-	return r.readFull(n, r.cur.Name())
+	return r.readFull(n, 0)
 }
 
 // Skip discards the rest of the current record's body.
 func (r *Reader) Skip() error {
 	n := r.pending
 	r.pending = 0
-	return r.skip(n, r.cur.Name())
+	return r.skip(n, 0)
 }
 
 // Remaining is the number of body bytes of the current record not yet read.
