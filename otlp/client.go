@@ -28,7 +28,9 @@ var (
 	// conflicting TLS settings).
 	ErrUsage = errors.New("otlp: bad client options")
 	// ErrRefused means the receiver refused the request with a
-	// non-retryable status: nothing was accepted.
+	// non-retryable status, or the connection failed in a way retrying
+	// cannot fix (TLS against a plain-text receiver): nothing was
+	// accepted.
 	ErrRefused = errors.New("otlp: request refused")
 	// ErrGaveUp means every attempt failed with a retryable error
 	// (unreachable, unavailable, timed out) until the retry budget or
@@ -78,13 +80,16 @@ type Result struct {
 	Attempts int    // requests sent, retries included
 	Profiles int    // profiles in the request
 	Samples  int    // samples in the request
+	// Answered is true when the receiver accepted the request (possibly
+	// with partial_success).
+	Answered bool
 	// Rejected and Message are the receiver's partial_success.
 	Rejected int64
 	Message  string
 }
 
 // Accepted reports whether the receiver took every profile.
-func (r Result) Accepted() bool { return r.Attempts > 0 && r.Rejected == 0 && r.Message == "" }
+func (r Result) Accepted() bool { return r.Answered && r.Rejected == 0 && r.Message == "" }
 
 // Client sends export requests to one OTLP endpoint.
 type Client struct {
@@ -168,6 +173,9 @@ func (c *Client) resolve() error {
 		c.target = host
 		return nil
 	}
+	if scheme == "" {
+		ep = "http://" + ep // scheme fixed below
+	}
 	u, err := url.Parse(ep)
 	if err != nil || u.Host == "" {
 		return fmt.Errorf("%w: endpoint %s: not a URL with a host", ErrUsage, ep)
@@ -217,6 +225,7 @@ func (c *Client) Push(ctx context.Context, req *collectorpb.ExportProfilesServic
 		resp, err := c.exp.export(actx, req)
 		cancel()
 		if err == nil {
+			res.Answered = true
 			ps := resp.GetPartialSuccess()
 			res.Rejected, res.Message = ps.GetRejectedProfiles(), ps.GetErrorMessage()
 			if res.Rejected != 0 || res.Message != "" {
@@ -228,6 +237,9 @@ func (c *Client) Push(ctx context.Context, req *collectorpb.ExportProfilesServic
 		retryable, after := true, time.Duration(0) // transport failures are retryable
 		if errors.As(err, &ae) {
 			retryable, after = ae.retryable, ae.after
+		} else if tlsProblem(err.Error()) {
+			retryable = false
+			err = fmt.Errorf("%w (TLS is the default: use --insecure or an http:// endpoint for a plain-text receiver)", err)
 		} else if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
 			err = fmt.Errorf("no answer within %v (--timeout): %w", timeout, err)
 		}
@@ -266,4 +278,15 @@ func orNone(s string) string {
 		return "(no message)"
 	}
 	return s
+}
+
+// tlsProblem reports whether a transport error message is about TLS
+// (handshake, certificates, a plain-text server): retrying cannot help.
+func tlsProblem(msg string) bool {
+	for _, s := range []string{"tls:", "x509:", "authentication handshake failed", "HTTP response to HTTPS client"} {
+		if strings.Contains(msg, s) {
+			return true
+		}
+	}
+	return false
 }

@@ -78,6 +78,10 @@ func grpcError(st *status.Status) *attemptError {
 	switch st.Code() {
 	case codes.Canceled, codes.DeadlineExceeded, codes.Aborted, codes.OutOfRange, codes.Unavailable, codes.DataLoss:
 		ae.retryable = true
+		if st.Code() == codes.Unavailable && tlsProblem(st.Message()) {
+			ae.retryable = false
+			ae.err = fmt.Errorf("%w (TLS is the default: use --insecure for a plain-text receiver)", ae.err)
+		}
 	case codes.ResourceExhausted:
 		ae.retryable = info != nil
 	}
