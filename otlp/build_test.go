@@ -302,18 +302,26 @@ func TestBuildErrors(t *testing.T) {
 // does not notice, and expects Validate to name each.
 func TestValidateCatches(t *testing.T) {
 	cases := []struct {
-		name  string
+		name   string
 		break_ func(d *profilespb.ProfilesDictionary, p *profilespb.Profile)
-		want  string
+		want   string
 	}{
 		{"string_table[0]", func(d *profilespb.ProfilesDictionary, _ *profilespb.Profile) { d.StringTable[0] = "x" }, "string_table[0]"},
 		{"no zero function", func(d *profilespb.ProfilesDictionary, _ *profilespb.Profile) { d.FunctionTable = d.FunctionTable[1:] }, "function_table[0]"},
 		{"empty stack table", func(d *profilespb.ProfilesDictionary, _ *profilespb.Profile) { d.StackTable = nil }, "stack_table is empty"},
 		{"stack index", func(_ *profilespb.ProfilesDictionary, p *profilespb.Profile) { p.Samples[0].StackIndex = 99 }, "samples[0].stack_index = 99"},
-		{"attribute index", func(_ *profilespb.ProfilesDictionary, p *profilespb.Profile) { p.Samples[1].AttributeIndices = []int32{-1} }, "samples[1].attribute_indices[0] = -1"},
-		{"function name", func(d *profilespb.ProfilesDictionary, _ *profilespb.Profile) { d.FunctionTable[2].NameStrindex = 1 << 20 }, "function_table[2].name_strindex"},
-		{"location function", func(d *profilespb.ProfilesDictionary, _ *profilespb.Profile) { d.LocationTable[1].Lines[0].FunctionIndex = 500 }, "location_table[1].lines[0].function_index"},
-		{"timestamps", func(_ *profilespb.ProfilesDictionary, p *profilespb.Profile) { p.Samples[0].TimestampsUnixNano = []uint64{1, 2} }, "1 values but 2 timestamps"},
+		{"attribute index", func(_ *profilespb.ProfilesDictionary, p *profilespb.Profile) {
+			p.Samples[1].AttributeIndices = []int32{-1}
+		}, "samples[1].attribute_indices[0] = -1"},
+		{"function name", func(d *profilespb.ProfilesDictionary, _ *profilespb.Profile) {
+			d.FunctionTable[2].NameStrindex = 1 << 20
+		}, "function_table[2].name_strindex"},
+		{"location function", func(d *profilespb.ProfilesDictionary, _ *profilespb.Profile) {
+			d.LocationTable[1].Lines[0].FunctionIndex = 500
+		}, "location_table[1].lines[0].function_index"},
+		{"timestamps", func(_ *profilespb.ProfilesDictionary, p *profilespb.Profile) {
+			p.Samples[0].TimestampsUnixNano = []uint64{1, 2}
+		}, "1 values but 2 timestamps"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

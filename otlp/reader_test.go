@@ -228,10 +228,10 @@ func (r *resolver) attrs(idx []int32) map[string]string {
 func (r *resolver) profile(p *profilespb.Profile, res, scope map[string]string, scopeName string) rProfile {
 	out := rProfile{
 		Resource: res, Scope: scope, ScopeName: scopeName,
-		Attrs:    r.attrs(p.AttributeIndices),
-		Type:     r.str(p.GetSampleType().GetTypeStrindex()),
-		Unit:     r.str(p.GetSampleType().GetUnitStrindex()),
-		Period:   p.Period, Time: p.TimeUnixNano, Duration: p.DurationNano,
+		Attrs:  r.attrs(p.AttributeIndices),
+		Type:   r.str(p.GetSampleType().GetTypeStrindex()),
+		Unit:   r.str(p.GetSampleType().GetUnitStrindex()),
+		Period: p.Period, Time: p.TimeUnixNano, Duration: p.DurationNano,
 		Format: p.OriginalPayloadFormat, ID: p.ProfileId,
 	}
 	if p.PeriodType != nil {
