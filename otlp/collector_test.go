@@ -28,6 +28,9 @@ type collector struct {
 	out        string // file exporter output
 	cmd        *exec.Cmd
 	log        *bytes.Buffer
+
+	read     int        // bytes of out already decoded
+	profiles []rProfile // every profile received so far, resolved
 }
 
 // moduleRoot is the directory holding go.mod.
@@ -142,20 +145,27 @@ func (c *collector) received(t testing.TB, service string, want int) []rProfile 
 	t.Helper()
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		var got []rProfile
 		data, _ := os.ReadFile(c.out)
-		for _, line := range bytes.Split(data, []byte("\n")) {
+		for c.read < len(data) {
+			nl := bytes.IndexByte(data[c.read:], '\n')
+			if nl < 0 {
+				break // a line still being written
+			}
+			line := data[c.read : c.read+nl]
+			c.read += nl + 1
 			if len(bytes.TrimSpace(line)) == 0 {
 				continue
 			}
 			pd := &profilespb.ProfilesData{}
 			if err := otlp.UnmarshalJSON(line, pd); err != nil {
-				continue // a line still being written
+				t.Fatalf("collector output line does not decode: %v", err)
 			}
-			for _, p := range resolve(t, pd) {
-				if p.Resource["service.name"] == service {
-					got = append(got, p)
-				}
+			c.profiles = append(c.profiles, resolve(t, pd)...)
+		}
+		var got []rProfile
+		for _, p := range c.profiles {
+			if p.Resource["service.name"] == service {
+				got = append(got, p)
 			}
 		}
 		if len(got) >= want {
