@@ -51,20 +51,54 @@ func Build(gs []*graph.Graph, opts Options) (*collectorpb.ExportProfilesServiceR
 	if len(gs) == 0 {
 		return nil, ErrNoInput
 	}
-	b := &builder{d: newDict(), opts: opts}
-	req := &collectorpb.ExportProfilesServiceRequest{}
+	b := NewBuilder(opts)
 	for _, g := range gs {
-		if g == nil {
-			return nil, ErrNoInput
-		}
-		rp, err := b.resource(g)
-		if err != nil {
+		if err := b.Add(g, opts.Views); err != nil {
 			return nil, err
 		}
-		req.ResourceProfiles = append(req.ResourceProfiles, rp)
 	}
-	req.Dictionary = b.d.d
-	return req, nil
+	return b.Request(), nil
+}
+
+// Builder gathers graphs into one request, one at a time, keeping only
+// the request: the graphs can be dropped after Add.
+type Builder struct {
+	b   builder
+	req *collectorpb.ExportProfilesServiceRequest
+}
+
+// NewBuilder starts an empty request. opts.Views is ignored; Add takes
+// the views per graph.
+func NewBuilder(opts Options) *Builder {
+	return &Builder{
+		b:   builder{d: newDict(), opts: opts},
+		req: &collectorpb.ExportProfilesServiceRequest{},
+	}
+}
+
+// Add appends a resource for g with the named views (all when empty). On
+// error nothing of g is in the request, though the dictionary may hold
+// entries nothing references.
+func (b *Builder) Add(g *graph.Graph, views []string) error {
+	if g == nil {
+		return ErrNoInput
+	}
+	b.b.opts.Views = views
+	rp, err := b.b.resource(g)
+	if err != nil {
+		return err
+	}
+	b.req.ResourceProfiles = append(b.req.ResourceProfiles, rp)
+	return nil
+}
+
+// Len is the number of graphs added.
+func (b *Builder) Len() int { return len(b.req.ResourceProfiles) }
+
+// Request returns the request built so far, sharing its dictionary.
+func (b *Builder) Request() *collectorpb.ExportProfilesServiceRequest {
+	b.req.Dictionary = b.b.d.d
+	return b.req
 }
 
 type builder struct {

@@ -248,16 +248,16 @@ func (c *Client) Push(ctx context.Context, req *collectorpb.ExportProfilesServic
 		}
 		wait, ok := bo.next(after)
 		if ctx.Err() != nil {
-			return res, fmt.Errorf("%w on %s after %d attempts: %w (last error: %v)", ErrGaveUp, c.target, res.Attempts, ctx.Err(), err)
+			return res, fmt.Errorf("%w on %s after %s: %w (last error: %v)", ErrGaveUp, c.target, plural(res.Attempts, "attempt"), ctx.Err(), err)
 		}
 		if !ok {
-			return res, fmt.Errorf("%w on %s after %d attempts: %w", ErrGaveUp, c.target, res.Attempts, err)
+			return res, fmt.Errorf("%w on %s after %s: %w", ErrGaveUp, c.target, plural(res.Attempts, "attempt"), err)
 		}
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
 			t.Stop()
-			return res, fmt.Errorf("%w on %s after %d attempts: %w (last error: %v)", ErrGaveUp, c.target, res.Attempts, ctx.Err(), err)
+			return res, fmt.Errorf("%w on %s after %s: %w (last error: %v)", ErrGaveUp, c.target, plural(res.Attempts, "attempt"), ctx.Err(), err)
 		case <-t.C:
 		}
 	}
@@ -289,4 +289,12 @@ func tlsProblem(msg string) bool {
 		}
 	}
 	return false
+}
+
+// plural renders "1 attempt", "3 attempts".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }
