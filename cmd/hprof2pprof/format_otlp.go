@@ -103,4 +103,3 @@ func writeOTLP(path string, b *otlp.Builder) error {
 		return err
 	})
 }
-
