@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +22,12 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
 
-// fixtures are the binary HPROF inputs in the repository's testdata.
+// golden matches the expected-output files beside text fixtures
+// ("x.txt.cpu.txt"); they are not inputs.
+var golden = regexp.MustCompile(`\.txt\.[a-z]+\.txt$`)
+
+// fixtures are the HPROF inputs in the repository's testdata: binary
+// files and agent text reports.
 func fixtures(t testing.TB) []string {
 	t.Helper()
 	all, err := filepath.Glob(filepath.Join(moduleRoot(t), "testdata", "*"))
@@ -31,7 +37,10 @@ func fixtures(t testing.TB) []string {
 	var out []string
 	for _, f := range all {
 		base := filepath.Base(f)
-		if strings.Contains(base, ".hprof") && !strings.HasSuffix(base, ".oracle") && !strings.HasSuffix(base, ".txt") {
+		if strings.HasPrefix(base, ".") || strings.HasSuffix(base, ".oracle") || strings.HasSuffix(base, ".md") || golden.MatchString(base) {
+			continue
+		}
+		if fi, err := os.Stat(f); err == nil && !fi.IsDir() {
 			out = append(out, f)
 		}
 	}
@@ -53,8 +62,8 @@ func corpusFiles(t testing.TB) []string {
 		}
 		for _, e := range ents {
 			n := e.Name()
-			if e.IsDir() || strings.HasSuffix(n, ".oracle") || strings.HasSuffix(n, ".md") || strings.HasSuffix(n, ".txt") ||
-				strings.HasSuffix(n, ".tsv") || strings.HasSuffix(n, ".map") || strings.HasSuffix(n, ".phd") {
+			if e.IsDir() || strings.HasSuffix(n, ".oracle") || strings.HasSuffix(n, ".md") || strings.HasSuffix(n, ".tsv") ||
+				strings.HasSuffix(n, ".map") || strings.HasSuffix(n, ".phd") || strings.Contains(n, "jcmd-histo") || strings.Contains(n, "histogram") {
 				continue
 			}
 			out = append(out, filepath.Join(root, dir, n))

@@ -44,7 +44,7 @@ func otlpFixtures(t *testing.T) []string {
 	return out
 }
 
-func runCLI(t *testing.T, args ...string) (int, string) {
+func runOTLPCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
 	var stdout, stderr bytes.Buffer
 	code := run(context.Background(), args, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &stderr})
@@ -145,7 +145,7 @@ func TestConvertFormatOTLP(t *testing.T) {
 	want := pprofTotals(t, inputs)
 	for _, name := range []string{"all.pb", "all.json"} {
 		out := filepath.Join(t.TempDir(), name)
-		code, stderr := runCLI(t, append([]string{"convert", "-q", "--format", "otlp", "-o", out}, inputs...)...)
+		code, stderr := runOTLPCLI(t, append([]string{"convert", "-q", "--format", "otlp", "-o", out}, inputs...)...)
 		if code != exitOK {
 			t.Fatalf("convert: exit %d: %s", code, stderr)
 		}
@@ -160,7 +160,7 @@ func TestConvertFormatOTLP(t *testing.T) {
 	}
 	// Without -o: one file per input, named after it.
 	dir := t.TempDir()
-	if code, stderr := runCLI(t, "convert", "-q", "--format", "otlp", "-d", dir, inputs[2]); code != exitOK {
+	if code, stderr := runOTLPCLI(t, "convert", "-q", "--format", "otlp", "-d", dir, inputs[2]); code != exitOK {
 		t.Fatalf("convert -d: exit %d: %s", code, stderr)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "jdk25-zoo-live.hprof.otlp.pb")); err != nil {
@@ -175,14 +175,14 @@ func TestPushUnreachable(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	code, stderr := runCLI(t, "push", "-q", "--endpoint", "http://"+addr, "--retry-for", "300ms", otlpFixtures(t)[0])
+	code, stderr := runOTLPCLI(t, "push", "-q", "--endpoint", "http://"+addr, "--retry-for", "300ms", otlpFixtures(t)[0])
 	if code != exitFailure || !strings.Contains(stderr, "connection refused") || !strings.Contains(stderr, "gave up") {
 		t.Errorf("exit %d, stderr %q: want 1 and a message saying the connection was refused", code, stderr)
 	}
-	if code, _ := runCLI(t, "push", otlpFixtures(t)[0]); code != exitUsage {
+	if code, _ := runOTLPCLI(t, "push", otlpFixtures(t)[0]); code != exitUsage {
 		t.Errorf("push without --endpoint: exit %d, want %d", code, exitUsage)
 	}
-	if code, _ := runCLI(t, "push", "--endpoint", "x:1", "--header", "novalue", otlpFixtures(t)[0]); code != exitUsage {
+	if code, _ := runOTLPCLI(t, "push", "--endpoint", "x:1", "--header", "novalue", otlpFixtures(t)[0]); code != exitUsage {
 		t.Errorf("bad --header: exit %d, want %d", code, exitUsage)
 	}
 }
@@ -255,7 +255,7 @@ func TestPushCollector(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			service := "cli-" + tc.name
-			code, msg := runCLI(t, append([]string{"push", "--endpoint", tc.endpoint, "--insecure", "--service-name", service,
+			code, msg := runOTLPCLI(t, append([]string{"push", "--endpoint", tc.endpoint, "--insecure", "--service-name", service,
 				"--header", "authorization=Bearer test"}, inputs...)...)
 			if code != exitOK {
 				t.Fatalf("push: exit %d: %s", code, msg)
