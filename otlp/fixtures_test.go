@@ -22,9 +22,9 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
 
-// golden matches the expected-output files beside text fixtures
-// ("x.txt.cpu.txt"); they are not inputs.
-var golden = regexp.MustCompile(`\.txt\.[a-z]+\.txt$`)
+// golden matches the expected-output files beside fixtures, one per view
+// ("x.txt.cpu.txt", "x.hprof.heap.txt"); they are not inputs.
+var golden = regexp.MustCompile(`\.(cpu|cputime|cpuold|alloc|heap|threads|monitor|retained)\.txt$`)
 
 // fixtures are the HPROF inputs in the repository's testdata: binary
 // files and agent text reports.
