@@ -19,6 +19,7 @@ type binDecoder struct {
 	g    *graph.Graph
 	opts Options
 	r    *hprof.Reader
+	mem  bool // r holds the whole input in memory (a mapped file)
 
 	strings     map[uint64]string
 	classSerial map[uint32]uint64 // LOAD CLASS serial → class object ID
@@ -92,7 +93,7 @@ func (d *binDecoder) run(ctx context.Context, r *hprof.Reader) error {
 		case hprof.TagHeapDump, hprof.TagHeapDumpSegment:
 			err = d.heapRecord(ctx, rec)
 		case hprof.TagHeapDumpEnd:
-			d.endDump()
+			err = d.endDump(ctx)
 		default:
 			var body []byte
 			if body, err = r.Body(); err == nil {
@@ -471,18 +472,25 @@ func (d *binDecoder) stackOfThread(serial uint32) graph.StackID {
 // not nil, opens the same input again from the start: the thread view of
 // a heap dump may need a second look at objects seen before it knew it
 // wanted them.
-func decodeBinary(ctx context.Context, src io.Reader, g *graph.Graph, opts Options, reopen func() (io.ReadCloser, error)) error {
-	r, err := hprof.NewReader(src)
-	if err != nil {
-		return err
-	}
+func decodeBinary(ctx context.Context, r *hprof.Reader, mem bool, g *graph.Graph, opts Options, reopen func() (io.ReadCloser, error)) error {
 	g.Source.Format = "hprof-binary"
 	g.Source.Version = r.Header.Version
 	g.Source.IDSize = r.Header.IDSize
 	g.Source.Time = r.Header.Time
 	d := newBinDecoder(g, opts)
+	d.mem = mem
 	runErr := d.run(ctx, r)
+	if h := d.heap; h != nil && len(h.spans) > 0 {
+		// The input ended inside a dump: count what it holds.
+		if err := d.scanSpans(ctx, h); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
 	g.Source.Bytes = r.Offset()
+	var fe *hprof.FormatError
+	if errors.As(runErr, &fe) && errors.Is(runErr, hprof.ErrTruncated) {
+		g.Source.Bytes = max(g.Source.Bytes, fe.Off) // where the input ends
+	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
 			return runErr
@@ -499,8 +507,13 @@ func decodeBinary(ctx context.Context, src io.Reader, g *graph.Graph, opts Optio
 		if h == nil {
 			h = d.heap
 		}
-		if !h.complete {
-			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete: objects after byte %d are missing", h.index, r.Offset()))
+		if !h.complete && runErr == nil {
+			// Segments with no HEAP DUMP END: the writer stopped, or the
+			// file was cut at a record boundary.
+			g.Damage = &hprof.FormatError{Off: g.Source.Bytes, Record: "HEAP DUMP SEGMENT", Msg: "no HEAP DUMP END before the end of the input", Err: hprof.ErrTruncated}
+			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d has no HEAP DUMP END: the input ends after its last whole record, so later objects may be missing", h.index))
+		} else if !h.complete {
+			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.index))
 		}
 	}
 	d.finish(ctx, reopen)

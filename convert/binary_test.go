@@ -266,8 +266,8 @@ func TestTruncatedHeapDump(t *testing.T) {
 	// Cut exactly before HEAP DUMP END: every object is there, but the
 	// dump is not known to be complete.
 	g := mustConvert(t, cutCopy(t, src, fi.Size()-9), Options{})
-	if g.Lost == "" || !strings.Contains(g.Lost, "incomplete") {
-		t.Errorf("missing HEAP DUMP END not reported: %q", g.Lost)
+	if !errors.Is(g.Damage, hprof.ErrTruncated) || !strings.Contains(g.Lost, "no HEAP DUMP END") {
+		t.Errorf("missing HEAP DUMP END not reported: %v; %q", g.Damage, g.Lost)
 	}
 	compareHistograms(t, heapHistogram(t, g), full)
 }

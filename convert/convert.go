@@ -13,6 +13,7 @@ package convert
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -38,6 +39,10 @@ type Options struct {
 	// Progress, when set, is called now and then with the number of
 	// input bytes read so far.
 	Progress func(done int64)
+
+	// noMap reads files as streams even when they could be mapped
+	// (tests compare the two paths).
+	noMap bool
 }
 
 func (o Options) interval() time.Duration {
@@ -70,10 +75,19 @@ func sortSamples(g *graph.Graph, v *graph.View) {
 	})
 }
 
+// stackKey orders stacks by their frames' names, files and lines, so
+// stacks that differ only in a line number still sort apart.
 func stackKey(g *graph.Graph, s graph.StackID) string {
 	var b strings.Builder
-	for _, f := range g.Stacks[s] {
-		b.WriteString(g.Frames[f].Function())
+	for _, id := range g.Stacks[s] {
+		f := g.Frames[id]
+		b.WriteString(f.Function())
+		b.WriteByte(' ')
+		b.WriteString(f.Signature)
+		b.WriteByte(' ')
+		b.WriteString(f.File)
+		b.WriteByte(':')
+		b.WriteString(strconv.Itoa(int(f.Line)))
 		b.WriteByte(';')
 	}
 	return b.String()
@@ -106,3 +120,7 @@ func sortThreads(ts []graph.Thread) {
 		return 0
 	})
 }
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func sortStrings(s []string) { slices.Sort(s) }

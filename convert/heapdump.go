@@ -54,13 +54,17 @@ type heapDump struct {
 	idSize   int
 
 	classes map[uint64]*classDef
-	objs    map[objKey]*objAcc
+	agg     *objAgg
 	subs    [256]int64 // sub-records by tag
 
 	threadRoots []threadRoot
 	// threadObjs maps thread object IDs (from roots, or instances of
 	// Thread subclasses) to the String ID of their name.
 	threadObjs map[uint64]uint64
+	// threadFields keeps the field bytes of thread objects read before
+	// every CLASS DUMP of their class chain was (the hprof agent writes
+	// classes after instances); they are decoded when the dump ends.
+	threadFields map[uint64]threadFields
 	// Name resolution: String IDs wanted → value array ID, and value
 	// array IDs wanted → decoded text.
 	wantStr   map[uint64]bool
@@ -70,9 +74,19 @@ type heapDump struct {
 	stringCls uint64 // class ID of java.lang.String
 	threadCls uint64 // class ID of java.lang.Thread
 
+	// spans are the heap records of this dump when the input is mapped;
+	// they are parsed in parallel when the dump ends (scanSpans).
+	spans    []heapSpan
+	memSpans []heapSpan // kept for the thread-name passes
+
 	// Reference size evidence from static fields (see oopSize).
 	oopGuess  int
 	oopSource string
+}
+
+type threadFields struct {
+	class uint64
+	data  []byte
 }
 
 type strRef struct {
@@ -80,17 +94,19 @@ type strRef struct {
 	coder int // -1 unknown (char[] era), 0 Latin-1, 1 UTF-16
 }
 
-func newHeapDump(index, idSize int) *heapDump {
+func (d *binDecoder) newHeapDump(index int) *heapDump {
+	idSize := d.r.IDSize()
 	return &heapDump{
-		index:      index,
-		idSize:     idSize,
-		classes:    map[uint64]*classDef{},
-		objs:       map[objKey]*objAcc{},
-		threadObjs: map[uint64]uint64{},
-		wantStr:    map[uint64]bool{},
-		strValue:   map[uint64]strRef{},
-		wantArr:    map[uint64]bool{},
-		arrText:    map[uint64]string{},
+		index:        index,
+		idSize:       idSize,
+		classes:      map[uint64]*classDef{},
+		agg:          d.newObjAgg(),
+		threadObjs:   map[uint64]uint64{},
+		threadFields: map[uint64]threadFields{},
+		wantStr:      map[uint64]bool{},
+		strValue:     map[uint64]strRef{},
+		wantArr:      map[uint64]bool{},
+		arrText:      map[uint64]string{},
 	}
 }
 
@@ -98,16 +114,35 @@ func newHeapDump(index, idSize int) *heapDump {
 func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 	if d.heap == nil {
 		d.dumps++
-		d.heap = newHeapDump(d.dumps, d.r.IDSize())
+		d.heap = d.newHeapDump(d.dumps)
 	}
 	h := d.heap
 	keep := d.wantDump(h.index)
+	if keep && rec.Length == 0 {
+		d.g.SoftFail("zero-length heap dump segment")
+	}
+	if d.mem && keep {
+		body := d.r.Bytes(d.r.Offset(), d.r.Remaining())
+		h.spans = append(h.spans, heapSpan{rec: rec, body: body})
+		h.memSpans = append(h.memSpans, heapSpan{rec: rec, body: body})
+		if uint64(len(body)) < uint64(rec.Length) {
+			// The input ends inside this record: count what it holds;
+			// the scan names the sub-record that is cut.
+			err := d.scanSpans(ctx, h)
+			d.r.Skip() // to the end of the input, as the stream ends there too
+			return err
+		}
+		if err := d.r.Skip(); err != nil {
+			return err
+		}
+		if rec.Tag == hprof.TagHeapDump {
+			return d.endDump(ctx)
+		}
+		return nil
+	}
 	hr := d.r.Heap()
 	if !keep {
 		return hr.Skip()
-	}
-	if rec.Length == 0 {
-		d.g.SoftFail("zero-length heap dump segment")
 	}
 	n := 0
 	for {
@@ -127,8 +162,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 		}
 		switch s.Tag {
 		case hprof.InstanceDump:
-			acc := h.acc(objKey{class: s.ClassID, trace: s.TraceSerial})
-			acc.count++
+			h.agg.instance(s.ClassID, s.TraceSerial)
 			if s.ClassID == h.stringCls && len(h.wantStr) > 0 && h.wantStr[s.ID] {
 				if err := h.readString(d, s, hr); err != nil {
 					return err
@@ -139,19 +173,9 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 				}
 			}
 		case hprof.ObjArrayDump:
-			acc := h.acc(objKey{class: s.ClassID, trace: s.TraceSerial})
-			acc.isArray = true
-			acc.count++
-			n := int64(s.Length)
-			acc.arrBytes[0] += d.arraySize(4, n*4)
-			acc.arrBytes[1] += d.arraySize(8, n*8)
+			h.agg.objArray(s.ClassID, s.TraceSerial, s.Length)
 		case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-			acc := h.acc(objKey{prim: s.ElemType, trace: s.TraceSerial})
-			acc.isArray = true
-			acc.count++
-			data := int64(s.Length) * int64(s.ElemType.Size(h.idSize))
-			acc.arrBytes[0] += d.arraySize(4, data)
-			acc.arrBytes[1] += d.arraySize(8, data)
+			h.agg.primArray(s.ElemType, s.TraceSerial, s.Length)
 			if len(h.wantArr) > 0 && h.wantArr[s.ID] && s.Tag == hprof.PrimArrayDump {
 				if err := h.readArrayText(s, hr); err != nil {
 					return err
@@ -171,36 +195,41 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 	if rec.Tag == hprof.TagHeapDump {
 		// A HEAP DUMP record is a whole dump (jhsdb and old JDKs write
 		// one and no HEAP DUMP END).
-		d.endDump()
+		return d.endDump(ctx)
 	}
 	return nil
 }
 
-func (h *heapDump) acc(k objKey) *objAcc {
-	a := h.objs[k]
-	if a == nil {
-		a = &objAcc{}
-		h.objs[k] = a
-	}
-	return a
-}
-
 // endDump closes the dump being read.
-func (d *binDecoder) endDump() {
-	if d.heap == nil {
-		return // HEAP DUMP END after a HEAP DUMP record, or stray
-	}
-	d.heap.complete = true
-	if d.wantDump(d.heap.index) {
-		d.lastHeap = d.heap
+func (d *binDecoder) endDump(ctx context.Context) error {
+	h := d.heap
+	if h == nil {
+		return nil // HEAP DUMP END after a HEAP DUMP record, or stray
 	}
 	d.heap = nil
+	if len(h.spans) > 0 {
+		if err := d.scanSpans(ctx, h); err != nil {
+			d.lastHeap = h
+			return err
+		}
+	}
+	h.complete = true
+	if d.wantDump(h.index) {
+		d.lastHeap = h
+	}
+	return nil
 }
 
-// arraySize is the shallow size of an array with data bytes of elements
-// when references take oop bytes: align8(header + 4 + data).
-func (d *binDecoder) arraySize(oop int, data int64) int64 {
-	return align8(int64(d.header(oop)) + 4 + data)
+// newObjAgg starts counting objects with this input's size model:
+// arrays are align8(header + 4 + data), summed for both reference sizes.
+func (d *binDecoder) newObjAgg() *objAgg {
+	return newObjAgg(d.r.IDSize(), [2]int64{int64(d.header(4)) + 4, int64(d.header(8)) + 4}, d.traceHasFrames)
+}
+
+// traceHasFrames reports whether a STACK TRACE serial names frames.
+func (d *binDecoder) traceHasFrames(serial uint32) bool {
+	t, ok := d.traces[serial]
+	return ok && len(t.Frames) > 0
 }
 
 // header is the object header size for a reference size: the ID size
@@ -325,21 +354,43 @@ func (h *heapDump) readThread(d *binDecoder, s *hprof.SubRecord, hr *hprof.HeapR
 	if err != nil {
 		return err
 	}
-	if len(data) == 0 {
-		return nil // the hprof agent writes bare records without field values
-	}
-	ref, typ, ok := h.field(d, s.ClassID, data, "name")
-	if !ok || typ != hprof.TypeObject {
-		d.g.SoftFail("thread object without a name field")
+	if !h.classChainKnown(s.ClassID) {
+		h.threadFields[s.ID] = threadFields{class: s.ClassID, data: append([]byte(nil), data...)}
 		return nil
 	}
-	h.threadObjs[s.ID] = ref
+	h.threadData(d, s.ClassID, s.ID, data)
+	return nil
+}
+
+// classChainKnown reports whether the CLASS DUMPs of cls and all its
+// super classes have been read.
+func (h *heapDump) classChainKnown(cls uint64) bool {
+	for i := 0; cls != 0 && i < 256; i++ {
+		c := h.classes[cls]
+		if c == nil {
+			return false
+		}
+		cls = c.super
+	}
+	return true
+}
+
+// threadData reads a thread object's name reference from its fields.
+func (h *heapDump) threadData(d *binDecoder, class, id uint64, data []byte) {
+	if len(data) == 0 {
+		return // the hprof agent writes bare records without field values
+	}
+	ref, typ, ok := h.field(d, class, data, "name")
+	if !ok || typ != hprof.TypeObject {
+		d.g.SoftFail("thread object without a name field")
+		return
+	}
+	h.threadObjs[id] = ref
 	if ref != 0 {
 		// A String (JDK 8+), or a char[] (JDK 5 to 7) read directly.
 		h.wantStr[ref] = true
 		h.wantArr[ref] = true
 	}
-	return nil
 }
 
 func (h *heapDump) readString(d *binDecoder, s *hprof.SubRecord, hr *hprof.HeapReader) error {
@@ -350,17 +401,22 @@ func (h *heapDump) readString(d *binDecoder, s *hprof.SubRecord, hr *hprof.HeapR
 	if err != nil {
 		return err
 	}
-	val, typ, ok := h.field(d, s.ClassID, data, "value")
+	h.stringData(d, s.ClassID, s.ID, data)
+	return nil
+}
+
+// stringData reads a java.lang.String's value array and coder.
+func (h *heapDump) stringData(d *binDecoder, class, id uint64, data []byte) {
+	val, typ, ok := h.field(d, class, data, "value")
 	if !ok || typ != hprof.TypeObject {
-		return nil
+		return
 	}
 	ref := strRef{array: val, coder: -1}
-	if c, _, ok := h.field(d, s.ClassID, data, "coder"); ok {
+	if c, _, ok := h.field(d, class, data, "coder"); ok {
 		ref.coder = int(c)
 	}
-	h.strValue[s.ID] = ref
+	h.strValue[id] = ref
 	h.wantArr[val] = true
-	return nil
 }
 
 func (h *heapDump) readArrayText(s *hprof.SubRecord, hr *hprof.HeapReader) error {
@@ -371,19 +427,27 @@ func (h *heapDump) readArrayText(s *hprof.SubRecord, hr *hprof.HeapReader) error
 	if err != nil {
 		return err
 	}
-	switch s.ElemType {
+	h.arrayData(s.ElemType, s.ID, data)
+	return nil
+}
+
+// arrayData keeps the text of a byte[] or char[] a name needs.
+func (h *heapDump) arrayData(t hprof.BasicType, id uint64, data []byte) {
+	if len(data) > maxThreadPayload {
+		return
+	}
+	switch t {
 	case hprof.TypeByte:
 		// Latin-1 or UTF-16 (coder 1, in the JVM's byte order: the
 		// decoder picks it when the string is assembled).
-		h.arrText[s.ID] = string(data)
+		h.arrText[id] = string(data)
 	case hprof.TypeChar:
 		u := make([]uint16, len(data)/2)
 		for i := range u {
 			u[i] = binary.BigEndian.Uint16(data[2*i:])
 		}
-		h.arrText[s.ID] = string(utf16.Decode(u))
+		h.arrText[id] = string(utf16.Decode(u))
 	}
-	return nil
 }
 
 // javaString decodes the String with ID id if its parts were read.
@@ -418,6 +482,10 @@ func (h *heapDump) javaString(id uint64) (string, bool) {
 
 // finish resolves thread names and classes at the end of the dump.
 func (h *heapDump) finish(d *binDecoder) {
+	for id, tf := range h.threadFields {
+		h.threadData(d, tf.class, id, tf.data)
+	}
+	h.threadFields = nil
 	for i := range h.threadRoots {
 		t := &h.threadRoots[i]
 		if nameRef := h.threadObjs[t.objectID]; nameRef != 0 {
@@ -448,6 +516,13 @@ func (h *heapDump) unresolved() int {
 // found in the first pass.
 func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.ReadCloser, error)) {
 	h := d.lastHeap
+	if d.mem {
+		d.memNamePass(h, h.memSpans)
+		if n := h.unresolved(); n > 0 {
+			d.g.Soft["thread names not resolved"] += int64(n)
+		}
+		return
+	}
 	for pass := 0; pass < 3 && h.unresolved() > 0; pass++ {
 		before := h.unresolved()
 		if reopen == nil {
@@ -556,7 +631,7 @@ func (d *binDecoder) buildHeap() {
 	agg := graph.NewAggregator(v)
 	sizes := map[uint64]int64{}
 	var objects, bytes, dropped int64
-	for k, a := range h.objs {
+	h.agg.each(func(k objKey, a *objAcc) {
 		var class string
 		var size int64
 		switch {
@@ -565,7 +640,7 @@ func (d *binDecoder) buildHeap() {
 		default:
 			if _, ok := h.classes[k.class]; !ok {
 				dropped += a.count
-				continue
+				return
 			}
 			class = d.className[k.class]
 			if class == "" {
@@ -588,10 +663,8 @@ func (d *binDecoder) buildHeap() {
 			size = is * a.count
 		}
 		st := graph.StackID(0)
-		if k.trace != 0 {
-			if t, ok := d.traces[k.trace]; ok && len(t.Frames) > 0 {
-				st = g.WithLeaf(d.stack(k.trace), class)
-			}
+		if k.trace != 0 && d.traceHasFrames(k.trace) {
+			st = g.WithLeaf(d.stack(k.trace), class)
 		}
 		if st == 0 {
 			st = g.ClassStack(class)
@@ -599,7 +672,7 @@ func (d *binDecoder) buildHeap() {
 		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: class}}, a.count, size)
 		objects += a.count
 		bytes += size
-	}
+	})
 	if dropped > 0 {
 		g.Soft["objects of a class with no CLASS DUMP (not counted)"] += dropped
 	}

@@ -37,6 +37,22 @@ func ConvertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 		return nil, err
 	}
 	defer f.Close()
+	if !opts.noMap {
+		if data, unmap := mapFile(f); data != nil {
+			defer unmap()
+			if sniff(data[:min(len(data), 512)]) == "binary" {
+				g := newGraph(path, "")
+				r, err := hprof.NewReaderBytes(data)
+				if err != nil {
+					return nil, err
+				}
+				if err := decodeBinary(ctx, r, true, g, opts, nil); err != nil {
+					return nil, err
+				}
+				return g, nil
+			}
+		}
+	}
 	reopen := func() (io.ReadCloser, error) {
 		f, err := os.Open(path)
 		if err != nil {
@@ -67,13 +83,14 @@ func convert(ctx context.Context, in io.Reader, name string, opts Options, reope
 	if err != nil {
 		return nil, err
 	}
-	g := graph.New()
-	g.Source.Path = name
-	g.Source.Compression = compression
-	g.Source.Records = map[string]int64{}
+	g := newGraph(name, compression)
 	switch kind := sniff(prefix); kind {
 	case "binary":
-		err = decodeBinary(ctx, r, g, opts, reopen)
+		var hr *hprof.Reader
+		if hr, err = hprof.NewReader(r); err != nil {
+			return nil, err
+		}
+		err = decodeBinary(ctx, hr, false, g, opts, reopen)
 	case "text":
 		err = decodeText(ctx, r, g, opts)
 	default:
@@ -83,6 +100,14 @@ func convert(ctx context.Context, in io.Reader, name string, opts Options, reope
 		return nil, err
 	}
 	return g, nil
+}
+
+func newGraph(name, compression string) *graph.Graph {
+	g := graph.New()
+	g.Source.Path = name
+	g.Source.Compression = compression
+	g.Source.Records = map[string]int64{}
+	return g
 }
 
 // decompress wraps in with the decompressor its magic bytes call for and

@@ -1,6 +1,9 @@
 package hprof
 
-import "io"
+import (
+	"errors"
+	"io"
+)
 
 // SubRecord is one heap dump sub-record header. The same value is reused
 // for every call to HeapReader.Next: copy what you keep.
@@ -82,7 +85,7 @@ func (h *HeapReader) Next() (*SubRecord, error) {
 		h.payload = 0
 		h.remain -= n
 		if err := h.r.skip(n, h.sub.Tag); err != nil {
-			return nil, err
+			return nil, h.cut(err, h.sub.Tag, h.sub.Offset)
 		}
 	}
 	if h.remain == 0 {
@@ -123,7 +126,7 @@ func (h *HeapReader) Next() (*SubRecord, error) {
 			r.grow(need)
 		}
 		if !r.fill(need) && uint64(r.end-r.pos) == avail {
-			return nil, r.ioErr(r.where(tag), uint64(need)-avail)
+			return nil, h.cut(r.ioErr(r.where(tag), uint64(need)-avail), tag, off)
 		}
 	}
 }
@@ -134,7 +137,24 @@ func (h *HeapReader) Payload() ([]byte, error) {
 	n := h.payload
 	h.payload = 0
 	h.remain -= n
-	return h.r.readFull(n, h.sub.Tag)
+	b, err := h.r.readFull(n, h.sub.Tag)
+	if err != nil {
+		return nil, h.cut(err, h.sub.Tag, h.sub.Offset)
+	}
+	return b, nil
+}
+
+// cut turns the end of the input inside a sub-record into the error
+// both heap readers give for it; other errors pass unchanged.
+func (h *HeapReader) cut(err error, tag SubTag, subOff int64) error {
+	if !errors.Is(err, ErrTruncated) {
+		return err
+	}
+	return truncatedSub(h.r.off+int64(h.r.end-h.r.pos), h.r.where(tag), subOff)
+}
+
+func truncatedSub(end int64, where string, subOff int64) error {
+	return errAt(ErrTruncated, end, where, "input ends inside the sub-record at byte %d", subOff)
 }
 
 // PayloadSize is the size of the current sub-record's unread payload.
@@ -167,7 +187,9 @@ func (h *HeapBytes) where(tag SubTag) string {
 
 // Next returns the next sub-record and its payload (instance field bytes
 // or array elements), or io.EOF at the end of the body. Both are valid
-// until the next call.
+// until the next call. When the input ends inside a payload, Next
+// returns the sub-record (its header is whole) with a nil payload and
+// the ErrTruncated error, as HeapReader does.
 func (h *HeapBytes) Next() (*SubRecord, []byte, error) {
 	if h.i >= len(h.b) {
 		if h.cut {
@@ -184,14 +206,15 @@ func (h *HeapBytes) Next() (*SubRecord, []byte, error) {
 		case !e.short:
 			return nil, nil, errAt(e.sentinel, off+int64(e.at), h.where(tag), "%s", e.msg)
 		case h.cut:
-			return nil, nil, errAt(ErrTruncated, h.off()+int64(len(b)), h.where(tag), "input ends inside the sub-record at byte %d", off)
+			return nil, nil, truncatedSub(h.off()+int64(len(b)), h.where(tag), off)
 		}
 		return nil, nil, errAt(ErrCorrupt, off, h.where(tag), "sub-record does not fit in the %d bytes left in its record", len(b))
 	}
 	h.sub.Offset = off
 	if payload > uint64(len(b)-n) {
 		if h.cut {
-			return nil, nil, errAt(ErrTruncated, h.off()+int64(len(b)), h.where(h.sub.Tag), "input ends inside the sub-record at byte %d", off)
+			h.i = len(h.b)
+			return &h.sub, nil, truncatedSub(h.off(), h.where(h.sub.Tag), off)
 		}
 		return nil, nil, errAt(ErrCorrupt, off, h.where(h.sub.Tag), "payload of %d bytes, record has %d left", payload, len(b)-n)
 	}

@@ -1,0 +1,180 @@
+package convert
+
+import (
+	"context"
+	"errors"
+	"io"
+	"runtime"
+	"sync"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+)
+
+// The in-memory path. A plain (uncompressed) file is mapped, its
+// top-level records are walked without copying, and the HEAP DUMP
+// SEGMENTs of the dump to convert are parsed by several workers at once:
+// a sub-record never crosses its record, so segments are independent.
+// Each worker counts into its own objAgg; the results are merged in
+// segment order, so the output is the same as the streaming path's.
+
+// heapSpan is one heap record body of a mapped input.
+type heapSpan struct {
+	rec  hprof.Record
+	body []byte
+}
+
+// spanResult is what one worker found in one span.
+type spanResult struct {
+	classes []hprof.ClassRecord
+	roots   []threadRoot
+	subs    [256]int64
+	err     error
+}
+
+// workers is how many goroutines parse segments.
+func (d *binDecoder) workers() int {
+	if d.g.Source.Version == "JAVA PROFILE 1.0.3" {
+		// Android's HEAP DUMP INFO switches the current heap for the
+		// records that follow it, across segments: read in order.
+		return 1
+	}
+	return max(1, runtime.GOMAXPROCS(0))
+}
+
+// scanSpans parses the spans of heap dump h in parallel.
+func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
+	spans := h.spans
+	h.spans = nil
+	results := make([]spanResult, len(spans))
+	aggs := make([]*objAgg, d.workers())
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for w := range aggs {
+		aggs[w] = d.newObjAgg()
+		wg.Add(1)
+		go func(agg *objAgg) {
+			defer wg.Done()
+			for i := range next {
+				results[i] = scanSpan(spans[i], d.r.IDSize(), agg)
+			}
+		}(aggs[w])
+	}
+	var err error
+	for i := range spans {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- i
+		if d.opts.Progress != nil {
+			d.opts.Progress(spans[i].rec.Offset)
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	for _, a := range aggs {
+		h.agg.merge(a)
+	}
+	for i := range results {
+		res := &results[i]
+		for c := range res.classes {
+			h.classDump(d, &res.classes[c])
+		}
+		h.threadRoots = append(h.threadRoots, res.roots...)
+		for tag, n := range res.subs {
+			h.subs[tag] += n
+		}
+		if res.err != nil {
+			// Like the streaming path, stop at the first damage: the
+			// spans after it are not counted.
+			for j := i + 1; j < len(results); j++ {
+				results[j] = spanResult{}
+			}
+			return res.err
+		}
+	}
+	return nil
+}
+
+// scanSpan counts the sub-records of one span into agg.
+func scanSpan(sp heapSpan, idSize int, agg *objAgg) (res spanResult) {
+	hb := hprof.NewHeapBytes(sp.body, sp.rec, idSize)
+	for {
+		s, _, err := hb.Next()
+		if err == io.EOF {
+			return res
+		}
+		if s == nil {
+			res.err = err
+			return res
+		}
+		res.subs[s.Tag]++
+		switch s.Tag {
+		case hprof.InstanceDump:
+			agg.instance(s.ClassID, s.TraceSerial)
+		case hprof.ObjArrayDump:
+			agg.objArray(s.ClassID, s.TraceSerial, s.Length)
+		case hprof.PrimArrayDump, hprof.PrimArrayNoData:
+			agg.primArray(s.ElemType, s.TraceSerial, s.Length)
+		case hprof.ClassDump:
+			c := s.Class
+			c.Statics = append([]hprof.StaticField(nil), c.Statics...)
+			c.Fields = append([]hprof.FieldDecl(nil), c.Fields...)
+			res.classes = append(res.classes, c)
+		case hprof.RootThreadObject:
+			res.roots = append(res.roots, threadRoot{objectID: s.ID, threadSerial: s.ThreadSerial, traceSerial: s.TraceSerial})
+		}
+		if err != nil {
+			// The input ends inside this sub-record's payload: its
+			// header is whole and counted, as when streaming.
+			res.err = err
+			return res
+		}
+	}
+}
+
+// memNamePass reads the mapped dump again for thread names: thread
+// objects, then their name Strings, then the value arrays, each pass
+// reading only what the one before asked for.
+func (d *binDecoder) memNamePass(h *heapDump, spans []heapSpan) {
+	for _, t := range h.threadRoots {
+		if _, ok := h.threadObjs[t.objectID]; !ok {
+			h.threadObjs[t.objectID] = 0
+		}
+	}
+	for pass := 0; pass < 3; pass++ {
+		for _, sp := range spans {
+			hb := hprof.NewHeapBytes(sp.body, sp.rec, d.r.IDSize())
+			for {
+				s, data, err := hb.Next()
+				if err != nil {
+					break
+				}
+				switch s.Tag {
+				case hprof.InstanceDump:
+					if ref, ok := h.threadObjs[s.ID]; ok && ref == 0 {
+						h.threadData(d, s.ClassID, s.ID, data)
+					} else if s.ClassID == h.stringCls && h.wantStr[s.ID] {
+						if _, done := h.strValue[s.ID]; !done {
+							h.stringData(d, s.ClassID, s.ID, data)
+						}
+					}
+				case hprof.PrimArrayDump:
+					if h.wantArr[s.ID] {
+						if _, done := h.arrText[s.ID]; !done {
+							h.arrayData(s.ElemType, s.ID, data)
+						}
+					}
+				}
+			}
+		}
+		h.finish0(d)
+		if h.unresolved() == 0 {
+			return
+		}
+	}
+}
+
+var errNoSpans = errors.New("no heap records")

@@ -1,0 +1,79 @@
+package convert
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hprof2pprof/hprof2pprof/pprofout"
+)
+
+// TestMappedEqualsStreamed: the parallel in-memory path and the
+// streaming path write byte-identical profiles for every view of every
+// binary fixture, whole and truncated.
+func TestMappedEqualsStreamed(t *testing.T) {
+	files, _ := filepath.Glob("../testdata/*.hprof")
+	if len(files) < 5 {
+		t.Fatalf("only %d fixtures", len(files))
+	}
+	var cases []string
+	cases = append(cases, files...)
+	// Truncated copies: inside a heap segment, and inside the strings.
+	b, err := os.ReadFile("../testdata/jdk17-zoo-live.hprof")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{len(b) / 2, len(b) / 50, len(b) - 9} {
+		p := filepath.Join(t.TempDir(), "cut.hprof")
+		os.WriteFile(p, b[:n], 0o644)
+		cases = append(cases, p)
+	}
+	for _, path := range cases {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			mapped, err := ConvertFile(context.Background(), path, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamed, err := ConvertFile(context.Background(), path, Options{noMap: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (mapped.Damage == nil) != (streamed.Damage == nil) {
+				t.Fatalf("damage: mapped %v, streamed %v", mapped.Damage, streamed.Damage)
+			}
+			if mapped.Damage != nil && mapped.Damage.Error() != streamed.Damage.Error() {
+				t.Errorf("damage: mapped %q, streamed %q", mapped.Damage, streamed.Damage)
+			}
+			if len(mapped.Views) != len(streamed.Views) {
+				t.Fatalf("%d views mapped, %d streamed", len(mapped.Views), len(streamed.Views))
+			}
+			for _, v := range streamed.Views {
+				var a, b bytes.Buffer
+				if err := pprofout.Write(&a, mapped, v.Name); err != nil {
+					t.Fatal(err)
+				}
+				if err := pprofout.Write(&b, streamed, v.Name); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(a.Bytes(), b.Bytes()) {
+					t.Errorf("view %s differs between the mapped and streamed paths", v.Name)
+				}
+			}
+			if strings.Join(mapSoft(mapped.Soft), ",") != strings.Join(mapSoft(streamed.Soft), ",") {
+				t.Errorf("soft failures: mapped %v, streamed %v", mapped.Soft, streamed.Soft)
+			}
+		})
+	}
+}
+
+func mapSoft(m map[string]int64) []string {
+	var out []string
+	for k, v := range m {
+		out = append(out, k+"="+itoa(v))
+	}
+	sortStrings(out)
+	return out
+}
