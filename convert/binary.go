@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
@@ -19,7 +20,11 @@ type binDecoder struct {
 	g    *graph.Graph
 	opts Options
 	r    *hprof.Reader
-	mem  bool // r holds the whole input in memory (a mapped file)
+	// file, when set, is the plain input file: heap segments are read
+	// from it in parallel (parallel.go); size is its length.
+	file     io.ReaderAt
+	size     int64
+	mapSpans bool // map spans instead of reading them (no copy)
 
 	strings     map[uint64]string
 	classSerial map[uint32]uint64 // LOAD CLASS serial → class object ID
@@ -472,13 +477,19 @@ func (d *binDecoder) stackOfThread(serial uint32) graph.StackID {
 // not nil, opens the same input again from the start: the thread view of
 // a heap dump may need a second look at objects seen before it knew it
 // wanted them.
-func decodeBinary(ctx context.Context, r *hprof.Reader, mem bool, g *graph.Graph, opts Options, reopen func() (io.ReadCloser, error)) error {
+func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.Graph, opts Options, reopen func() (io.ReadCloser, error)) error {
 	g.Source.Format = "hprof-binary"
 	g.Source.Version = r.Header.Version
 	g.Source.IDSize = r.Header.IDSize
 	g.Source.Time = r.Header.Time
 	d := newBinDecoder(g, opts)
-	d.mem = mem
+	d.size = -1
+	if file != nil {
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
+			d.file, d.size = file, fi.Size()
+			d.mapSpans = true
+		}
+	}
 	runErr := d.run(ctx, r)
 	if h := d.heap; h != nil && len(h.spans) > 0 {
 		// The input ended inside a dump: count what it holds.

@@ -40,9 +40,9 @@ type Options struct {
 	// input bytes read so far.
 	Progress func(done int64)
 
-	// noMap reads files as streams even when they could be mapped
-	// (tests compare the two paths).
-	noMap bool
+	// sequential reads plain files as one stream, without the parallel
+	// heap pass (tests compare the two paths).
+	sequential bool
 }
 
 func (o Options) interval() time.Duration {

@@ -10,7 +10,7 @@ import "github.com/hprof2pprof/hprof2pprof/convert/hprof"
 type objAgg struct {
 	idSize     int
 	header     [2]int64 // array header (object header + 4) for references of 4 and 8 bytes
-	byClass    map[uint64]*objAcc
+	byClass    *classTable
 	byTrace    map[objKey]*objAcc // objects whose trace names frames (hprof agent dumps)
 	prims      [16]*objAcc        // primitive arrays without such a trace, by element type
 	lastClass  uint64
@@ -24,7 +24,7 @@ func newObjAgg(idSize int, header [2]int64, hasFrames func(uint32) bool) *objAgg
 	return &objAgg{
 		idSize:    idSize,
 		header:    header,
-		byClass:   map[uint64]*objAcc{},
+		byClass:   newClassTable(),
 		byTrace:   map[objKey]*objAcc{},
 		hasFrames: hasFrames,
 	}
@@ -48,11 +48,7 @@ func (a *objAgg) class(id uint64, trace uint32) *objAcc {
 	if id == a.lastClass && a.lastAcc != nil {
 		return a.lastAcc
 	}
-	acc := a.byClass[id]
-	if acc == nil {
-		acc = &objAcc{}
-		a.byClass[id] = acc
-	}
+	acc := a.byClass.get(id)
 	a.lastClass, a.lastAcc = id, acc
 	return acc
 }
@@ -104,9 +100,9 @@ func (a *objAgg) primArray(t hprof.BasicType, trace uint32, n uint32) {
 
 // each calls fn for every group of objects.
 func (a *objAgg) each(fn func(k objKey, acc *objAcc)) {
-	for id, acc := range a.byClass {
+	a.byClass.each(func(id uint64, acc *objAcc) {
 		fn(objKey{class: id}, acc)
-	}
+	})
 	for t, acc := range a.prims {
 		if acc != nil {
 			fn(objKey{prim: hprof.BasicType(t)}, acc)
@@ -130,11 +126,7 @@ func (a *objAgg) merge(o *objAgg) {
 			}
 			dst = a.prims[k.prim]
 		default:
-			dst = a.byClass[k.class]
-			if dst == nil {
-				dst = &objAcc{}
-				a.byClass[k.class] = dst
-			}
+			dst = a.byClass.get(k.class)
 		}
 		dst.count += acc.count
 		dst.isArray = dst.isArray || acc.isArray

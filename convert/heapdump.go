@@ -74,10 +74,10 @@ type heapDump struct {
 	stringCls uint64 // class ID of java.lang.String
 	threadCls uint64 // class ID of java.lang.Thread
 
-	// spans are the heap records of this dump when the input is mapped;
-	// they are parsed in parallel when the dump ends (scanSpans).
+	// spans are the heap records of this dump noted for the parallel
+	// pass (plain files); they are parsed when the dump ends (scanSpans).
 	spans    []heapSpan
-	memSpans []heapSpan // kept for the thread-name passes
+	allSpans []heapSpan // kept for the thread-name passes
 
 	// Reference size evidence from static fields (see oopSize).
 	oopGuess  int
@@ -121,11 +121,14 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 	if keep && rec.Length == 0 {
 		d.g.SoftFail("zero-length heap dump segment")
 	}
-	if d.mem && keep {
-		body := d.r.Bytes(d.r.Offset(), d.r.Remaining())
-		h.spans = append(h.spans, heapSpan{rec: rec, body: body})
-		h.memSpans = append(h.memSpans, heapSpan{rec: rec, body: body})
-		if uint64(len(body)) < uint64(rec.Length) {
+	if d.file != nil && keep && rec.Length <= maxSpan {
+		sp := heapSpan{rec: rec, off: d.r.Offset(), n: int64(rec.Length)}
+		if d.size >= 0 {
+			sp.n = max(0, min(sp.n, d.size-sp.off))
+		}
+		h.spans = append(h.spans, sp)
+		h.allSpans = append(h.allSpans, sp)
+		if sp.n < int64(rec.Length) {
 			// The input ends inside this record: count what it holds;
 			// the scan names the sub-record that is cut.
 			err := d.scanSpans(ctx, h)
@@ -516,12 +519,8 @@ func (h *heapDump) unresolved() int {
 // found in the first pass.
 func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.ReadCloser, error)) {
 	h := d.lastHeap
-	if d.mem {
-		d.memNamePass(h, h.memSpans)
-		if n := h.unresolved(); n > 0 {
-			d.g.Soft["thread names not resolved"] += int64(n)
-		}
-		return
+	if len(h.allSpans) > 0 {
+		d.spanNamePass(h, h.allSpans)
 	}
 	for pass := 0; pass < 3 && h.unresolved() > 0; pass++ {
 		before := h.unresolved()

@@ -37,23 +37,29 @@ func ConvertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 		return nil, err
 	}
 	defer f.Close()
-	if !opts.noMap {
-		if data, unmap := mapFile(f); data != nil {
-			defer unmap()
-			if sniff(data[:min(len(data), 512)]) == "binary" {
-				g := newGraph(path, "")
-				r, err := hprof.NewReaderBytes(data)
-				if err != nil {
-					return nil, err
-				}
-				if err := decodeBinary(ctx, r, true, g, opts, nil); err != nil {
-					return nil, err
-				}
-				return g, nil
+	if !opts.sequential {
+		// A plain binary file: stream its records, read heap segments
+		// in parallel (parallel.go).
+		head := make([]byte, 512)
+		n, _ := f.ReadAt(head, 0)
+		if sniff(head[:n]) == "binary" {
+			g := newGraph(path, "")
+			r, err := hprof.NewReader(f)
+			if err != nil {
+				return nil, err
 			}
+			if err := decodeBinary(ctx, r, f, g, opts, reopenFile(path)); err != nil {
+				return nil, err
+			}
+			return g, nil
 		}
 	}
-	reopen := func() (io.ReadCloser, error) {
+	return convert(ctx, f, path, opts, reopenFile(path))
+}
+
+// reopenFile opens path again from the start, decompressed.
+func reopenFile(path string) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
@@ -65,7 +71,6 @@ func ConvertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 		}
 		return readCloser{r, f}, nil
 	}
-	return convert(ctx, f, path, opts, reopen)
 }
 
 // Convert decodes one input stream; name is what messages call it.
@@ -90,7 +95,7 @@ func convert(ctx context.Context, in io.Reader, name string, opts Options, reope
 		if hr, err = hprof.NewReader(r); err != nil {
 			return nil, err
 		}
-		err = decodeBinary(ctx, hr, false, g, opts, reopen)
+		err = decodeBinary(ctx, hr, nil, g, opts, reopen)
 	case "text":
 		err = decodeText(ctx, r, g, opts)
 	default:

@@ -2,25 +2,49 @@ package convert
 
 import (
 	"context"
-	"errors"
 	"io"
+	"os"
 	"runtime"
 	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
 
-// The in-memory path. A plain (uncompressed) file is mapped, its
-// top-level records are walked without copying, and the HEAP DUMP
-// SEGMENTs of the dump to convert are parsed by several workers at once:
-// a sub-record never crosses its record, so segments are independent.
-// Each worker counts into its own objAgg; the results are merged in
-// segment order, so the output is the same as the streaming path's.
+// The parallel path for plain files. Top-level records are read as a
+// stream that seeks over heap records; each HEAP DUMP SEGMENT of the dump
+// to convert is noted as a span and, when the dump ends, the spans are
+// read (ReadAt, into one buffer per worker) and parsed by several
+// workers at once: a sub-record never crosses its record, so segments
+// are independent. Each worker counts into its own objAgg; the results
+// are merged in segment order, so the output equals the streaming
+// path's. Records longer than maxSpan (jhsdb writes the whole heap as
+// one HEAP DUMP) are streamed instead.
 
-// heapSpan is one heap record body of a mapped input.
+// maxSpan is the largest heap record read whole into a worker's buffer.
+const maxSpan = 64 << 20
+
+// heapSpan is one heap record body of a file: n bytes at off (fewer
+// than the record's length when the file ends inside it).
 type heapSpan struct {
-	rec  hprof.Record
-	body []byte
+	rec hprof.Record
+	off int64
+	n   int64
+}
+
+// read reads the span into buf (grown as needed).
+func (sp heapSpan) read(f io.ReaderAt, buf *[]byte) ([]byte, error) {
+	if int64(cap(*buf)) < sp.n {
+		*buf = make([]byte, sp.n)
+	}
+	b := (*buf)[:sp.n]
+	m, err := f.ReadAt(b, sp.off)
+	if m == len(b) {
+		return b, nil
+	}
+	if err == io.EOF {
+		return b[:m], nil // the file shrank: what is there is the body
+	}
+	return nil, err
 }
 
 // spanResult is what one worker found in one span.
@@ -54,8 +78,25 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
 		wg.Add(1)
 		go func(agg *objAgg) {
 			defer wg.Done()
+			var buf []byte
 			for i := range next {
-				results[i] = scanSpan(spans[i], d.r.IDSize(), agg)
+				sp := spans[i]
+				if f, ok := d.file.(*os.File); ok && d.mapSpans {
+					if body, unmap, ok := mapSpan(f, sp.off, sp.n); ok {
+						err := guardFaults(func() { results[i] = scanSpan(sp.rec, body, d.r.IDSize(), agg) })
+						unmap()
+						if err != nil {
+							results[i] = spanResult{err: err}
+						}
+						continue
+					}
+				}
+				body, err := sp.read(d.file, &buf)
+				if err != nil {
+					results[i].err = err
+					continue
+				}
+				results[i] = scanSpan(sp.rec, body, d.r.IDSize(), agg)
 			}
 		}(aggs[w])
 	}
@@ -99,8 +140,8 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
 }
 
 // scanSpan counts the sub-records of one span into agg.
-func scanSpan(sp heapSpan, idSize int, agg *objAgg) (res spanResult) {
-	hb := hprof.NewHeapBytes(sp.body, sp.rec, idSize)
+func scanSpan(rec hprof.Record, body []byte, idSize int, agg *objAgg) (res spanResult) {
+	hb := hprof.NewHeapBytes(body, rec, idSize)
 	for {
 		s, _, err := hb.Next()
 		if err == io.EOF {
@@ -135,18 +176,23 @@ func scanSpan(sp heapSpan, idSize int, agg *objAgg) (res spanResult) {
 	}
 }
 
-// memNamePass reads the mapped dump again for thread names: thread
+// spanNamePass reads the dump's spans again for thread names: thread
 // objects, then their name Strings, then the value arrays, each pass
 // reading only what the one before asked for.
-func (d *binDecoder) memNamePass(h *heapDump, spans []heapSpan) {
+func (d *binDecoder) spanNamePass(h *heapDump, spans []heapSpan) {
 	for _, t := range h.threadRoots {
 		if _, ok := h.threadObjs[t.objectID]; !ok {
 			h.threadObjs[t.objectID] = 0
 		}
 	}
+	var buf []byte
 	for pass := 0; pass < 3; pass++ {
 		for _, sp := range spans {
-			hb := hprof.NewHeapBytes(sp.body, sp.rec, d.r.IDSize())
+			body, err := sp.read(d.file, &buf)
+			if err != nil {
+				return
+			}
+			hb := hprof.NewHeapBytes(body, sp.rec, d.r.IDSize())
 			for {
 				s, data, err := hb.Next()
 				if err != nil {
@@ -176,5 +222,3 @@ func (d *binDecoder) memNamePass(h *heapDump, spans []heapSpan) {
 		}
 	}
 }
-
-var errNoSpans = errors.New("no heap records")

@@ -37,7 +37,7 @@ func TestMappedEqualsStreamed(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			streamed, err := ConvertFile(context.Background(), path, Options{noMap: true})
+			streamed, err := ConvertFile(context.Background(), path, Options{sequential: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -198,6 +198,16 @@ func (h *HeapBytes) Next() (*SubRecord, []byte, error) {
 		return nil, nil, io.EOF
 	}
 	b := h.b[h.i:]
+	if h.idSize == 8 && len(b) >= 25 {
+		// Fast path for the object records of 8-byte-ID dumps: nearly
+		// every sub-record of a modern heap dump.
+		if n, payload, ok := decodeObject8(b, &h.sub); ok && uint64(len(b)-n) >= payload {
+			h.sub.Offset = h.off()
+			data := b[n : n+int(payload)]
+			h.i += n + int(payload)
+			return &h.sub, data, nil
+		}
+	}
 	off := h.off()
 	n, payload, e := decodeSub(b, h.idSize, &h.sub)
 	if e != nil {

@@ -50,7 +50,6 @@ type Reader struct {
 	pos, end int
 	off      int64 // input offset of buf[pos]
 	srcErr   error // sticky error from src (io.EOF at the end)
-	mem      bool  // buf is the whole input (a mapped file): never move or grow it
 
 	Header Header
 	idSize int
@@ -78,33 +77,6 @@ func NewReader(src io.Reader) (*Reader, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// NewReaderBytes reads an input held in memory, such as a mapped file.
-// Bodies returned by Body alias data; nothing is copied.
-func NewReaderBytes(data []byte) (*Reader, error) {
-	r := &Reader{src: eofReader{}, size: int64(len(data)), buf: data, end: len(data), srcErr: io.EOF, mem: true}
-	if err := r.readHeader(); err != nil {
-		return nil, err
-	}
-	return r, nil
-}
-
-type eofReader struct{}
-
-func (eofReader) Read([]byte) (int, error) { return 0, io.EOF }
-
-// Bytes returns the input from offset off to at most off+n, when the
-// reader holds it in memory (NewReaderBytes); nil otherwise.
-func (r *Reader) Bytes(off int64, n uint64) []byte {
-	if !r.mem || off < 0 || off > int64(len(r.buf)) {
-		return nil
-	}
-	end := uint64(off) + n
-	if end > uint64(len(r.buf)) {
-		end = uint64(len(r.buf))
-	}
-	return r.buf[off:end]
 }
 
 func (r *Reader) readHeader() error {
@@ -145,8 +117,8 @@ func (r *Reader) Offset() int64 { return r.off }
 // fill tries to make n bytes available at buf[pos:]; n must be ≤
 // len(buf). It reports whether it succeeded; on failure srcErr is set.
 func (r *Reader) fill(n int) bool {
-	if r.end-r.pos >= n || r.mem {
-		return r.end-r.pos >= n
+	if r.end-r.pos >= n {
+		return true
 	}
 	if r.pos > 0 {
 		copy(r.buf, r.buf[r.pos:r.end])
@@ -173,9 +145,6 @@ func (r *Reader) fill(n int) bool {
 
 // grow makes the buffer hold at least n bytes (long CLASS DUMPs).
 func (r *Reader) grow(n int) {
-	if r.mem {
-		return
-	}
 	nb := make([]byte, n)
 	copy(nb, r.buf[r.pos:r.end])
 	r.end -= r.pos
@@ -242,14 +211,6 @@ func (r *Reader) skip(n uint64, sub SubTag) error {
 // call on r. Memory grows only with bytes actually read, so a lying
 // length field cannot make it allocate more than the input holds.
 func (r *Reader) readFull(n uint64, sub SubTag) ([]byte, error) {
-	if r.mem {
-		if n > uint64(r.end-r.pos) {
-			return nil, r.ioErr(r.where(sub), n)
-		}
-		b := r.buf[r.pos : r.pos+int(n)]
-		r.consume(int(n))
-		return b, nil
-	}
 	if n <= uint64(len(r.buf)) {
 		if !r.fill(int(n)) {
 			return nil, r.ioErr(r.where(sub), n)

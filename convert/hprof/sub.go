@@ -207,3 +207,41 @@ func decodeClassDump(b []byte, I int, s *SubRecord) (int, *subErr) {
 // maxClassDump bounds a CLASS DUMP: 3 × 65535 entries of at most
 // ID + 1 + 8 bytes each, plus the fixed part.
 func maxClassDump(idSize int) int { return 3*65535*(idSize+9) + 8*idSize + 16 }
+
+// decodeObject8 decodes INSTANCE, OBJECT ARRAY and PRIMITIVE ARRAY DUMP
+// headers with 8-byte IDs; b holds at least 25 bytes. It reports false
+// for any other sub-record (and for invalid element types), which
+// decodeSub then handles.
+func decodeObject8(b []byte, s *SubRecord) (int, uint64, bool) {
+	_ = b[24]
+	switch SubTag(b[0]) {
+	case InstanceDump:
+		s.Tag = InstanceDump
+		s.ID = binary.BigEndian.Uint64(b[1:])
+		s.TraceSerial = binary.BigEndian.Uint32(b[9:])
+		s.ClassID = binary.BigEndian.Uint64(b[13:])
+		s.Length = binary.BigEndian.Uint32(b[21:])
+		return 25, uint64(s.Length), true
+	case ObjArrayDump:
+		s.Tag = ObjArrayDump
+		s.ID = binary.BigEndian.Uint64(b[1:])
+		s.TraceSerial = binary.BigEndian.Uint32(b[9:])
+		s.Length = binary.BigEndian.Uint32(b[13:])
+		s.ClassID = binary.BigEndian.Uint64(b[17:])
+		return 25, uint64(s.Length) * 8, true
+	case PrimArrayDump:
+		t := BasicType(b[17])
+		es := t.Size(8)
+		if es == 0 || t == TypeObject {
+			return 0, 0, false
+		}
+		s.Tag = PrimArrayDump
+		s.ID = binary.BigEndian.Uint64(b[1:])
+		s.TraceSerial = binary.BigEndian.Uint32(b[9:])
+		s.Length = binary.BigEndian.Uint32(b[13:])
+		s.ElemType = t
+		s.ClassID = 0
+		return 18, uint64(s.Length) * uint64(es), true
+	}
+	return 0, 0, false
+}

@@ -1,7 +1,0 @@
-//go:build !unix
-
-package convert
-
-import "os"
-
-func mapFile(*os.File) ([]byte, func()) { return nil, nil }
