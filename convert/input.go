@@ -4,12 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
-	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
@@ -54,6 +55,10 @@ func ConvertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 			return g, nil
 		}
 	}
+	if zr, ok := parallelGunzip(f); ok {
+		defer zr.Close()
+		return convertStream(ctx, zr, "gzip", path, opts, reopenFile(path))
+	}
 	return convert(ctx, f, path, opts, reopenFile(path))
 }
 
@@ -63,6 +68,9 @@ func reopenFile(path string) func() (io.ReadCloser, error) {
 		f, err := os.Open(path)
 		if err != nil {
 			return nil, err
+		}
+		if zr, ok := parallelGunzip(f); ok {
+			return readCloser{zr, multiCloser{zr, f}}, nil
 		}
 		r, _, _, err := decompress(f)
 		if err != nil {
@@ -83,11 +91,38 @@ type readCloser struct {
 	io.Closer
 }
 
+type multiCloser []io.Closer
+
+func (m multiCloser) Close() error {
+	var first error
+	for _, c := range m {
+		if err := c.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}
+
 func convert(ctx context.Context, in io.Reader, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
 	r, compression, prefix, err := decompress(in)
 	if err != nil {
 		return nil, err
 	}
+	return decodeStream(ctx, r, compression, prefix, name, opts, reopen)
+}
+
+// convertStream decodes an already decompressed stream.
+func convertStream(ctx context.Context, in io.Reader, compression, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
+	br := bufio.NewReaderSize(in, 1<<16)
+	prefix, err := br.Peek(512)
+	if len(prefix) == 0 && err != nil {
+		return nil, fmt.Errorf("%w: %s data: %v", ErrNotHPROF, compression, err)
+	}
+	return decodeStream(ctx, br, compression, prefix, name, opts, reopen)
+}
+
+func decodeStream(ctx context.Context, r io.Reader, compression string, prefix []byte, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
+	var err error
 	g := newGraph(name, compression)
 	switch kind := sniff(prefix); kind {
 	case "binary":

@@ -93,6 +93,15 @@ func (h *HeapReader) Next() (*SubRecord, error) {
 	}
 	r := h.r
 	off := r.off
+	if r.idSize == 8 && h.remain >= 25 && r.end-r.pos >= 25 {
+		if n, payload, ok := decodeObject8(r.buf[r.pos:r.end], &h.sub); ok && payload <= h.remain-uint64(n) {
+			r.consume(n)
+			h.remain -= uint64(n)
+			h.sub.Offset = off
+			h.payload = payload
+			return &h.sub, nil
+		}
+	}
 	for {
 		avail := min(uint64(r.end-r.pos), h.remain)
 		n, payload, e := decodeSub(r.buf[r.pos:r.pos+int(avail)], r.idSize, &h.sub)
