@@ -1,0 +1,172 @@
+package parquet
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/google/pprof/profile"
+
+	"github.com/hprof2pprof/hprof2pprof/convert"
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/pprofout"
+)
+
+// fixture is a real input from testdata/ and the source name it gets.
+// The README's class_growth query compares the sources "before.hprof"
+// and "after.hprof": two hprof-agent heap dumps of the same AllocWork
+// program (JDK 17, then JDK 25) play those parts.
+type fixture struct{ file, source string }
+
+var fixtures = []fixture{
+	{"heap-dump.allocwork.jdk17.hprof", "before.hprof"},
+	{"heap-all-cpu-samples.allocwork.jdk25.hprof", "after.hprof"},
+	{"cpu-samples.cpuwork.jdk17.hprof", "cpu-samples.cpuwork.jdk17.hprof"},
+	{"heap-sites.allocwork.jdk17.hprof", "heap-sites.allocwork.jdk17.hprof"},
+}
+
+// flattenProfile turns a pprof profile of one view into a flatView, the
+// form the expected answers are computed from. The innermost method is
+// the first frame that is not the sample's class or one of its packages
+// (the synthetic frames of alloc and heap stacks).
+func flattenProfile(source, view string, p *profile.Profile) flatView {
+	fv := flatView{source: source, view: view}
+	for _, st := range p.SampleType {
+		fv.types = append(fv.types, st.Type)
+	}
+	for _, s := range p.Sample {
+		fs := flatSample{source: source, view: view, labels: map[string]string{}, values: map[string]int64{}}
+		for k, v := range s.Label {
+			if len(v) > 0 {
+				fs.labels[k] = v[0]
+			}
+		}
+		class := fs.labels[graph.LabelClass]
+		for _, loc := range s.Location {
+			for _, ln := range loc.Line { // leaf (inlined callee) first
+				name := ln.Function.Name
+				fs.functions = append(fs.functions, name)
+				synthetic := class != "" && (name == class || strings.HasPrefix(class, name+"."))
+				if !synthetic && fs.method == "" {
+					fs.method = name
+				}
+			}
+		}
+		for i, st := range p.SampleType {
+			fs.values[st.Type] = s.Value[i]
+		}
+		fv.samples = append(fv.samples, fs)
+	}
+	return fv
+}
+
+// TestREADMEQueriesFixtures converts real hprof files, writes each into
+// its own directory (as separate runs would), and runs the README
+// queries in DuckDB over all directories at once. Every answer must
+// equal the same figure computed from the pprof profiles that pprofout
+// makes of the same graphs; threads and sources, which pprof does not
+// carry, are compared with the graphs. The heap histograms are also
+// compared with the independent oracle's (VisualVM's heap library).
+func TestREADMEQueriesFixtures(t *testing.T) {
+	modules := duckdbModules(t)
+	qs := readmeQueries(t)
+	root := moduleRoot(t)
+	ctx := context.Background()
+
+	var (
+		dirs  []string
+		views []flatView
+		names []string
+		gs    []*graph.Graph
+	)
+	for _, fx := range fixtures {
+		path := filepath.Join(root, "testdata", fx.file)
+		g, err := convert.ConvertFile(ctx, path, convert.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", fx.file, err)
+		}
+		dir := filepath.Join(t.TempDir(), fx.file)
+		w, err := NewWriter(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddAs(fx.source, g); err != nil {
+			t.Fatalf("%s: %v", fx.file, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		dirs = append(dirs, dir)
+		names = append(names, fx.source)
+		gs = append(gs, g)
+		for _, v := range g.Views {
+			p, err := pprofout.Profile(g, v.Name)
+			if err != nil {
+				t.Fatalf("%s: pprof view %s: %v", fx.file, v.Name, err)
+			}
+			views = append(views, flattenProfile(fx.source, v.Name, p))
+		}
+	}
+	res := runDuckDB(t, modules, dirs, qs)
+	exp := expectFromViews(views, "before.hprof", "after.hprof")
+	expectFromGraphs(exp, names, gs)
+	for _, q := range []string{"class_histogram", "class_growth", "top_allocating_methods", "cpu_by_thread", "cpu_flat", "cpu_cumulative"} {
+		if len(exp[q].rows) == 0 {
+			t.Errorf("fixtures give query %s nothing to answer", q)
+		}
+	}
+	checkQueries(t, qs, res, exp)
+
+	// The classes table against the oracle's histogram of the same dumps.
+	got := res.rows(t, "class_histogram", "source", "class", "instances", "shallow_bytes")
+	for _, fx := range fixtures {
+		oracle := filepath.Join(root, "testdata", fx.file+".oracle", "histogram-by-name.csv")
+		if _, err := os.Stat(oracle); err != nil {
+			continue
+		}
+		want := oracleHistogram(t, oracle, fx.source)
+		var mine []string
+		for _, r := range got {
+			if strings.HasPrefix(r, fx.source+"|") {
+				mine = append(mine, r)
+			}
+		}
+		sort.Strings(mine)
+		if !slices.Equal(mine, want) {
+			t.Errorf("%s: classes table (%d rows) differs from the oracle histogram (%d rows)", fx.file, len(mine), len(want))
+		} else {
+			t.Logf("%s: classes table equals the oracle histogram (%d classes)", fx.file, len(want))
+		}
+	}
+}
+
+// oracleHistogram reads the oracle's histogram-by-name.csv as
+// "source|class|instances|shallow_bytes" rows, classes without instances
+// left out (the heap view has no sample for them).
+func oracleHistogram(t *testing.T, path, source string) []string {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	var out []string
+	for _, r := range recs[1:] { // class_name,instances,shallow_bytes,...
+		if r[1] == "0" {
+			continue
+		}
+		out = append(out, fmt.Sprintf("%s|%s|%s|%s", source, r[0], r[1], r[2]))
+	}
+	sort.Strings(out)
+	return out
+}
