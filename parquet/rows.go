@@ -11,7 +11,8 @@ import (
 // ErrInvalidGraph reports a graph whose ids point outside its tables.
 var ErrInvalidGraph = errors.New("parquet: invalid graph")
 
-func (w *Writer) addSource(source string, g *graph.Graph) error {
+func (w *Writer) addSource(j *job) error {
+	source, g := j.source, j.g
 	s := &g.Source
 	r := w.tables[TableSources].row()
 	r.str(source)
@@ -55,12 +56,10 @@ func sortedCounts(m map[string]int64) ([]string, []int64) {
 	return keys, vals
 }
 
-func (w *Writer) addViews(source string, g *graph.Graph) error {
+func (w *Writer) addViews(j *job) error {
+	source := j.source
 	t := w.tables[TableViews]
-	for _, v := range g.Views {
-		if v == nil {
-			continue
-		}
+	for _, v := range j.views {
 		types := make([]string, len(v.SampleTypes))
 		units := make([]string, len(v.SampleTypes))
 		for i, st := range v.SampleTypes {
@@ -127,7 +126,8 @@ func (sn *stackNames) names(id graph.StackID) (leaf, function string, err error)
 // Label keys with a column of their own in the samples table.
 var labelColumns = []string{graph.LabelThread, graph.LabelState, graph.LabelClass, graph.LabelHeap, graph.LabelMonitor}
 
-func (w *Writer) addSamples(source string, g *graph.Graph) error {
+func (w *Writer) addSamples(j *job) error {
+	source, g := j.source, j.g
 	t := w.tables[TableSamples]
 	sn := newStackNames(g)
 	var (
@@ -137,10 +137,7 @@ func (w *Writer) addSamples(source string, g *graph.Graph) error {
 		numVals, otherVals []int64
 		seen               = map[string]bool{}
 	)
-	for _, v := range g.Views {
-		if v == nil {
-			continue
-		}
+	for _, v := range j.views {
 		// col[j] is the sample-type index feeding ValueColumns[j], or -1.
 		col := make([]int, len(ValueColumns))
 		for j, c := range ValueColumns {
@@ -221,7 +218,8 @@ func indexOf(list []string, s string) int {
 	return -1
 }
 
-func (w *Writer) addStacks(source string, g *graph.Graph) error {
+func (w *Writer) addStacks(j *job) error {
+	source, g := j.source, j.g
 	t := w.tables[TableStacks]
 	var ids []int64
 	var names []string
@@ -247,7 +245,8 @@ func (w *Writer) addStacks(source string, g *graph.Graph) error {
 	return nil
 }
 
-func (w *Writer) addFrames(source string, g *graph.Graph) error {
+func (w *Writer) addFrames(j *job) error {
+	source, g := j.source, j.g
 	t := w.tables[TableFrames]
 	for id := 1; id < len(g.Frames); id++ {
 		f := &g.Frames[id]
@@ -268,7 +267,8 @@ func (w *Writer) addFrames(source string, g *graph.Graph) error {
 	return nil
 }
 
-func (w *Writer) addThreads(source string, g *graph.Graph) error {
+func (w *Writer) addThreads(j *job) error {
+	source, g := j.source, j.g
 	t := w.tables[TableThreads]
 	sn := newStackNames(g)
 	for i, th := range g.Threads {
@@ -293,10 +293,17 @@ func (w *Writer) addThreads(source string, g *graph.Graph) error {
 	return nil
 }
 
-// addClasses writes the heap histogram: the heap view's samples summed by
+// addClasses writes the heap histogram (when the heap view is
+// selected): the heap view's samples summed by
 // class label (a sample without one counts under its leaf class frame).
-func (w *Writer) addClasses(source string, g *graph.Graph) error {
-	v := g.View(graph.ViewHeap)
+func (w *Writer) addClasses(j *job) error {
+	source, g := j.source, j.g
+	var v *graph.View
+	for _, x := range j.views {
+		if x.Name == graph.ViewHeap {
+			v = x
+		}
+	}
 	if v == nil {
 		return nil
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/apache/arrow/go/v15/arrow/memory"
@@ -90,6 +92,13 @@ func (w *Writer) Add(g *graph.Graph) error {
 // be unique within this Writer (it keys every row). Use it to give dumps
 // from many hosts names that stay unique when directories are combined.
 func (w *Writer) AddAs(source string, g *graph.Graph) error {
+	return w.AddViews(source, g, nil)
+}
+
+// AddViews is AddAs writing only the named views to the samples, views
+// and classes tables (nil: every view). Stacks, frames and threads are
+// written whole.
+func (w *Writer) AddViews(source string, g *graph.Graph, views []string) error {
 	switch {
 	case w.closed:
 		return ErrClosed
@@ -101,19 +110,32 @@ func (w *Writer) AddAs(source string, g *graph.Graph) error {
 		return fmt.Errorf("%w: %q", ErrDuplicateSource, source)
 	}
 	w.sources[source] = true
-	if err := w.add(source, g); err != nil {
+	j := &job{source: source, g: g}
+	for _, v := range g.Views {
+		if v != nil && (views == nil || slices.Contains(views, v.Name)) {
+			j.views = append(j.views, v)
+		}
+	}
+	if err := w.add(j); err != nil {
 		w.err = err
 		return err
 	}
 	return nil
 }
 
-func (w *Writer) add(source string, g *graph.Graph) error {
-	steps := []func(string, *graph.Graph) error{
+// job is one graph being added: its source name and selected views.
+type job struct {
+	source string
+	g      *graph.Graph
+	views  []*graph.View
+}
+
+func (w *Writer) add(j *job) error {
+	steps := []func(*job) error{
 		w.addSource, w.addViews, w.addSamples, w.addStacks, w.addFrames, w.addThreads, w.addClasses,
 	}
 	for _, step := range steps {
-		if err := step(source, g); err != nil {
+		if err := step(j); err != nil {
 			return err
 		}
 	}
@@ -151,6 +173,16 @@ func (w *Writer) abort() {
 		t.close(false)
 	}
 	w.closed = true
+}
+
+// Files returns the paths of the table files, in Tables order (they
+// exist once Close has succeeded).
+func (w *Writer) Files() []string {
+	out := make([]string, 0, len(Tables))
+	for _, name := range Tables {
+		out = append(out, filepath.Join(w.dir, name+".parquet"))
+	}
+	return out
 }
 
 // Sources returns how many sources have been added.

@@ -257,3 +257,40 @@ func TestWriterErrors(t *testing.T) {
 		}
 	})
 }
+
+// TestAddViews writes only the cpu view: samples and views hold cpu rows
+// only, and the classes table (from the heap view) stays empty.
+func TestAddViews(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	dir := t.TempDir()
+	w, err := NewWriter(dir, Options{Allocator: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := testGraph("a.hprof", 1)
+	if err := w.AddViews("a.hprof", g, []string{graph.ViewCPU}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range w.Files() {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("Files() names %s: %v", f, err)
+		}
+	}
+	want := map[string]int64{
+		TableSamples: int64(len(g.View(graph.ViewCPU).Samples)),
+		TableViews:   1,
+		TableClasses: 0,
+		TableStacks:  int64(len(g.Stacks) - 1),
+	}
+	for name, n := range want {
+		tbl := readTable(t, filepath.Join(dir, name+".parquet"), mem)
+		if tbl.NumRows() != n {
+			t.Errorf("%s: %d rows, want %d", name, tbl.NumRows(), n)
+		}
+		tbl.Release()
+	}
+}
