@@ -77,45 +77,11 @@ func TestREADMEQueriesFixtures(t *testing.T) {
 	modules := duckdbModules(t)
 	qs := readmeQueries(t)
 	root := moduleRoot(t)
-	ctx := context.Background()
-
-	var (
-		dirs  []string
-		views []flatView
-		names []string
-		gs    []*graph.Graph
-	)
+	var paths []fixture
 	for _, fx := range fixtures {
-		path := filepath.Join(root, "testdata", fx.file)
-		g, err := convert.ConvertFile(ctx, path, convert.Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", fx.file, err)
-		}
-		dir := filepath.Join(t.TempDir(), fx.file)
-		w, err := NewWriter(dir, Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := w.AddAs(fx.source, g); err != nil {
-			t.Fatalf("%s: %v", fx.file, err)
-		}
-		if err := w.Close(); err != nil {
-			t.Fatal(err)
-		}
-		dirs = append(dirs, dir)
-		names = append(names, fx.source)
-		gs = append(gs, g)
-		for _, v := range g.Views {
-			p, err := pprofout.Profile(g, v.Name)
-			if err != nil {
-				t.Fatalf("%s: pprof view %s: %v", fx.file, v.Name, err)
-			}
-			views = append(views, flattenProfile(fx.source, v.Name, p))
-		}
+		paths = append(paths, fixture{filepath.Join(root, "testdata", fx.file), fx.source})
 	}
-	res := runDuckDB(t, modules, dirs, qs)
-	exp := expectFromViews(views, "before.hprof", "after.hprof")
-	expectFromGraphs(exp, names, gs)
+	res, exp := convertAndQuery(t, modules, qs, paths)
 	for _, q := range []string{"class_histogram", "class_growth", "top_allocating_methods", "cpu_by_thread", "cpu_flat", "cpu_cumulative"} {
 		if len(exp[q].rows) == 0 {
 			t.Errorf("fixtures give query %s nothing to answer", q)
@@ -144,6 +110,83 @@ func TestREADMEQueriesFixtures(t *testing.T) {
 			t.Logf("%s: classes table equals the oracle histogram (%d classes)", fx.file, len(want))
 		}
 	}
+}
+
+// convertAndQuery converts each input (file is a path here), writes it
+// into a directory of its own as a separate run would, runs the queries
+// in DuckDB over all directories together, and computes the expected
+// answers from pprofout's profiles of the same graphs (threads and
+// sources, which pprof does not carry, from the graphs). Inputs the
+// decoder rejects are skipped.
+func convertAndQuery(t *testing.T, modules string, qs []namedQuery, inputs []fixture) (duckdbResult, map[string]expected) {
+	t.Helper()
+	var (
+		dirs  []string
+		views []flatView
+		names []string
+		gs    []*graph.Graph
+	)
+	base := t.TempDir()
+	for i, in := range inputs {
+		g, err := convert.ConvertFile(context.Background(), in.file, convert.Options{})
+		if err != nil {
+			t.Logf("%s: skipped: %v", in.file, err)
+			continue
+		}
+		dir := filepath.Join(base, fmt.Sprint(i))
+		w, err := NewWriter(dir, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.AddAs(in.source, g); err != nil {
+			t.Fatalf("%s: %v", in.file, err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatalf("%s: %v", in.file, err)
+		}
+		dirs = append(dirs, dir)
+		names = append(names, in.source)
+		gs = append(gs, g)
+		for _, v := range g.Views {
+			p, err := pprofout.Profile(g, v.Name)
+			if err != nil {
+				t.Fatalf("%s: pprof view %s: %v", in.file, v.Name, err)
+			}
+			views = append(views, flattenProfile(in.source, v.Name, p))
+		}
+	}
+	if len(dirs) == 0 {
+		t.Fatal("no input converted")
+	}
+	res := runDuckDB(t, modules, dirs, qs)
+	exp := expectFromViews(views, "before.hprof", "after.hprof")
+	expectFromGraphs(exp, names, gs)
+	return res, exp
+}
+
+// TestREADMEQueriesCorpus does the same over every binary file of the
+// shared corpus, when it is present beside the repository.
+func TestREADMEQueriesCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("corpus sweep")
+	}
+	root := moduleRoot(t)
+	corpus := filepath.Join(root, "..", "shared", "corpus")
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skip("no shared corpus at " + corpus)
+	}
+	modules := duckdbModules(t)
+	qs := readmeQueries(t)
+	var inputs []fixture
+	for _, pat := range []string{"*/*.hprof", "*/*.hprof.gz", "*/*.hprof.bz2", "*/*.bin", "*/*.android-hprof"} {
+		m, _ := filepath.Glob(filepath.Join(corpus, pat))
+		for _, p := range m {
+			rel, _ := filepath.Rel(corpus, p)
+			inputs = append(inputs, fixture{p, rel})
+		}
+	}
+	res, exp := convertAndQuery(t, modules, qs, inputs)
+	checkQueries(t, qs, res, exp)
 }
 
 // oracleHistogram reads the oracle's histogram-by-name.csv as
