@@ -101,6 +101,10 @@ func orNull(s string) string {
 	return s
 }
 
+// totalsColumns are the README view_totals query's names for the
+// ValueColumns, in the same order.
+var totalsColumns = []string{"samples", "cpu_ns", "alloc_objects", "alloc_space", "inuse_objects", "inuse_space", "threads", "calls", "time_ns", "contentions", "delay_ns"}
+
 // expected holds, per README query, the columns compared and the rows
 // expected.
 type expected struct {
@@ -111,7 +115,7 @@ type expected struct {
 // expectFromViews computes the expected answers of the README queries
 // that the views alone determine.
 func expectFromViews(views []flatView, before, after string) map[string]expected {
-	var hist, top, thr, flat, cum, growth sums
+	var hist, top, thr, flat, cum, growth, mon sums
 	type classSums struct{ n, b int64 }
 	bySource := map[string]map[string]*classSums{}
 	totals := map[string]expected{}
@@ -138,6 +142,8 @@ func expectFromViews(views []flatView, before, after string) map[string]expected
 				cs.b += s.values["inuse_space"]
 			case graph.ViewAlloc:
 				top.add(orNull(s.method), s.values["alloc_space"], s.values["alloc_objects"])
+			case graph.ViewMonitor:
+				mon.add(fv.source+"|"+orNull(s.labels[graph.LabelMonitor])+"|"+orNull(s.method), s.values["contentions"], s.values["delay"])
 			case graph.ViewCPU:
 				thr.add(fv.source+"|"+orNull(s.labels[graph.LabelThread]), s.values["samples"], s.values["cpu"])
 				leaf := ""
@@ -165,7 +171,7 @@ func expectFromViews(views []flatView, before, after string) map[string]expected
 		totalRows = append(totalRows, strings.Join(row, "|"))
 	}
 	totals["view_totals"] = expected{
-		cols: []string{"source", "view", "samples", "cpu_ns", "alloc_objects", "alloc_space", "inuse_objects", "inuse_space", "threads"},
+		cols: append([]string{"source", "view"}, totalsColumns...),
 		rows: totalRows,
 	}
 	if b, a := bySource[before], bySource[after]; b != nil && a != nil {
@@ -194,6 +200,7 @@ func expectFromViews(views []flatView, before, after string) map[string]expected
 		"cpu_flat":               {[]string{"source", "function", "flat_ns"}, flat.rows()},
 		"cpu_cumulative":         {[]string{"source", "function", "cum_ns"}, cum.rows()},
 		"class_growth":           {[]string{"class", "instances_delta", "bytes_delta"}, growth.rows()},
+		"monitor_contention":     {[]string{"source", "monitor", "function", "contentions", "delay_ns"}, mon.rows()},
 	}
 	out["view_totals"] = totals["view_totals"]
 	return out
@@ -218,8 +225,12 @@ func expectFromGraphs(exp map[string]expected, names []string, gs []*graph.Graph
 		if g.Damage != nil {
 			damage = g.Damage.Error()
 		}
+		idSize := "NULL" // unknown for text reports
+		if g.Source.IDSize != 0 {
+			idSize = fmt.Sprint(g.Source.IDSize)
+		}
 		sources = append(sources, strings.Join([]string{names[i], orNull(g.Source.Format), orNull(g.Source.Version),
-			fmt.Sprint(g.Source.IDSize), fmt.Sprint(g.Source.Bytes), fmt.Sprint(g.SoftTotal()), orNull(damage)}, "|"))
+			idSize, fmt.Sprint(g.Source.Bytes), fmt.Sprint(g.SoftTotal()), orNull(damage)}, "|"))
 	}
 	exp["thread_states"] = expected{[]string{"source", "name", "state", "function"}, threads}
 	exp["sources"] = expected{[]string{"source", "format", "version", "id_size", "bytes", "soft_total", "damage"}, sources}
@@ -244,5 +255,11 @@ func checkQueries(t *testing.T, qs []namedQuery, res duckdbResult, exp map[strin
 		} else {
 			t.Logf("README query %s: %d rows agree", q.Name, len(got))
 		}
+	}
+}
+
+func TestTotalsColumnsMatch(t *testing.T) {
+	if len(totalsColumns) != len(ValueColumns) {
+		t.Fatalf("totalsColumns has %d names for %d ValueColumns", len(totalsColumns), len(ValueColumns))
 	}
 }

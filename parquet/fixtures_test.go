@@ -29,12 +29,17 @@ var fixtures = []fixture{
 	{"heap-all-cpu-samples.allocwork.jdk25.hprof", "after.hprof"},
 	{"cpu-samples.cpuwork.jdk17.hprof", "cpu-samples.cpuwork.jdk17.hprof"},
 	{"heap-sites.allocwork.jdk17.hprof", "heap-sites.allocwork.jdk17.hprof"},
+	{"monitor.monitorpileup.jdk17.txt.gz", "monitor.monitorpileup.jdk17.txt.gz"},
+	{"cpu-times.monitorwork.jdk25.txt", "cpu-times.monitorwork.jdk25.txt"},
 }
 
 // flattenProfile turns a pprof profile of one view into a flatView, the
-// form the expected answers are computed from. The innermost method is
-// the first frame that is not the sample's class or one of its packages
-// (the synthetic frames of alloc and heap stacks).
+// form the expected answers are computed from. What pprof does not mark
+// is taken from how the views are built: an alloc stack is the site's
+// trace under the allocated class, so its innermost method is the frame
+// below the leaf; a heap stack's leaf is the class, whether or not the
+// sample has a class label. In other views the innermost method is the
+// first frame that is not the sample's class or one of its packages.
 func flattenProfile(source, view string, p *profile.Profile) flatView {
 	fv := flatView{source: source, view: view}
 	for _, st := range p.SampleType {
@@ -47,16 +52,27 @@ func flattenProfile(source, view string, p *profile.Profile) flatView {
 				fs.labels[k] = v[0]
 			}
 		}
-		class := fs.labels[graph.LabelClass]
 		for _, loc := range s.Location {
 			for _, ln := range loc.Line { // leaf (inlined callee) first
-				name := ln.Function.Name
-				fs.functions = append(fs.functions, name)
-				synthetic := class != "" && (name == class || strings.HasPrefix(class, name+"."))
-				if !synthetic && fs.method == "" {
+				fs.functions = append(fs.functions, ln.Function.Name)
+			}
+		}
+		class := fs.labels[graph.LabelClass]
+		switch {
+		case view == graph.ViewAlloc:
+			if len(fs.functions) > 1 {
+				fs.method = fs.functions[1]
+			}
+		default:
+			for _, name := range fs.functions {
+				if class == "" || (name != class && !strings.HasPrefix(class, name+".")) {
 					fs.method = name
+					break
 				}
 			}
+		}
+		if class == "" && (view == graph.ViewAlloc || view == graph.ViewHeap) && len(fs.functions) > 0 {
+			fs.labels[graph.LabelClass] = fs.functions[0]
 		}
 		for i, st := range p.SampleType {
 			fs.values[st.Type] = s.Value[i]
@@ -82,7 +98,7 @@ func TestREADMEQueriesFixtures(t *testing.T) {
 		paths = append(paths, fixture{filepath.Join(root, "testdata", fx.file), fx.source})
 	}
 	res, exp := convertAndQuery(t, modules, qs, paths)
-	for _, q := range []string{"class_histogram", "class_growth", "top_allocating_methods", "cpu_by_thread", "cpu_flat", "cpu_cumulative"} {
+	for _, q := range []string{"class_histogram", "class_growth", "top_allocating_methods", "cpu_by_thread", "cpu_flat", "cpu_cumulative", "monitor_contention"} {
 		if len(exp[q].rows) == 0 {
 			t.Errorf("fixtures give query %s nothing to answer", q)
 		}
@@ -178,7 +194,7 @@ func TestREADMEQueriesCorpus(t *testing.T) {
 	modules := duckdbModules(t)
 	qs := readmeQueries(t)
 	var inputs []fixture
-	for _, pat := range []string{"*/*.hprof", "*/*.hprof.gz", "*/*.hprof.bz2", "*/*.bin", "*/*.android-hprof"} {
+	for _, pat := range []string{"*/*.hprof", "*/*.hprof.gz", "*/*.hprof.bz2", "*/*.bin", "*/*.android-hprof", "*/*.txt"} {
 		m, _ := filepath.Glob(filepath.Join(corpus, pat))
 		for _, p := range m {
 			rel, _ := filepath.Rel(corpus, p)

@@ -101,6 +101,15 @@ func testGraph(path string, scale int64) *graph.Graph {
 	}
 	g.AddView(heap)
 
+	mon := graph.NewMonitorView()
+	mon.Time = t0
+	ma := graph.NewAggregator(mon)
+	lock := func(c string) []graph.Label { return []graph.Label{{Key: graph.LabelMonitor, Str: c}} }
+	ma.Add(mainStack, lock("java.lang.Object"), 12, 4_500_000)
+	ma.Add(work, lock("java.lang.Object"), 3*scale, 800_000*scale)
+	ma.Add(work, lock("com.example.Cache"), 40, 9_100_000)
+	g.AddView(mon)
+
 	g.Threads = []graph.Thread{
 		{Serial: 1, ObjectID: 0x7f0001000, Name: "main", Group: "main", Class: "java.lang.Thread", State: "waiting", Stack: waiting},
 		{Serial: 2, ObjectID: 0x7f0002000, Name: "worker-1", Group: "main", Class: "java.lang.Thread", State: "runnable", Stack: work},

@@ -85,17 +85,18 @@ func (w *Writer) addViews(j *job) error {
 	return nil
 }
 
-// stackNames computes, once per graph, each stack's leaf function and its
-// innermost Java method (the first KindMethod frame from the leaf).
+// stackNames computes, once per graph, each stack's leaf function, its
+// innermost Java method (the first KindMethod frame from the leaf) and
+// its leaf class (the leaf frame's class when it is a KindClass frame).
 type stackNames struct {
-	g              *graph.Graph
-	leaf, function []string
-	done           []bool
+	g                         *graph.Graph
+	leaf, function, leafClass []string
+	done                      []bool
 }
 
 func newStackNames(g *graph.Graph) *stackNames {
 	n := len(g.Stacks)
-	return &stackNames{g: g, leaf: make([]string, n), function: make([]string, n), done: make([]bool, n)}
+	return &stackNames{g: g, leaf: make([]string, n), function: make([]string, n), leafClass: make([]string, n), done: make([]bool, n)}
 }
 
 // names returns the stack's leaf and innermost method function names
@@ -114,6 +115,9 @@ func (sn *stackNames) names(id graph.StackID) (leaf, function string, err error)
 		fr := &sn.g.Frames[f]
 		if i == 0 {
 			sn.leaf[id] = fr.Function()
+			if fr.Kind == graph.KindClass {
+				sn.leafClass[id] = fr.Class
+			}
 		}
 		if fr.Kind == graph.KindMethod && sn.function[id] == "" {
 			sn.function[id] = fr.Function()
@@ -125,6 +129,9 @@ func (sn *stackNames) names(id graph.StackID) (leaf, function string, err error)
 
 // Label keys with a column of their own in the samples table.
 var labelColumns = []string{graph.LabelThread, graph.LabelState, graph.LabelClass, graph.LabelHeap, graph.LabelMonitor}
+
+// classColumn is the index of the class label in labelColumns.
+const classColumn = 2
 
 func (w *Writer) addSamples(j *job) error {
 	source, g := j.source, j.g
@@ -166,6 +173,11 @@ func (w *Writer) addSamples(j *job) error {
 					continue
 				}
 				strKeys, strVals = append(strKeys, l.Key), append(strVals, l.Str)
+			}
+			if std[classColumn] == "" {
+				// Samples without a class label (text reports) still
+				// name their class in the leaf frame.
+				std[classColumn] = sn.leafClass[s.Stack]
 			}
 			r := t.row()
 			r.str(source)

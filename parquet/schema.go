@@ -26,6 +26,8 @@ var ValueColumns = []string{
 	"alloc_objects", "alloc_space",
 	"inuse_objects", "inuse_space",
 	"threads",
+	"calls", "time", // cputime, cpuold
+	"contentions", "delay", // monitor
 }
 
 var (
