@@ -1,0 +1,30 @@
+// Package parquet writes graphs as a small set of Parquet tables for batch
+// analysis in DuckDB, Spark or Trino: many dumps converted into one
+// directory (or many directories read together) answer "which classes grew",
+// "top allocating methods across the fleet" or "CPU by thread" with one SQL
+// statement each.
+//
+// A Writer appends one graph per input (a "source") and writes one file per
+// table into a directory: sources, views, samples, stacks, frames, threads
+// and classes (see README.md for the columns and example queries). Every
+// row carries its source, and the ids in it (stack_id, frame_id) are the
+// graph's own dense ids, stable within that source, so tables from many
+// dumps concatenate without renumbering.
+//
+// Rows are buffered in Arrow builders and written as a Parquet row group
+// whenever a table reaches Options.RowGroupRows rows, so the writer's own
+// memory stays bounded however many sources are added. Columns are zstd
+// compressed; strings are dictionary encoded. Each file's key-value
+// metadata names the table and the schema version (MetaSchemaVersion).
+package parquet
+
+// SchemaVersion is the version of the table layout this package writes. It
+// changes whenever a column is renamed, removed or changes type; adding a
+// column does not change it.
+const SchemaVersion = "1"
+
+// Key-value metadata keys written into every file's footer.
+const (
+	MetaSchemaVersion = "hprof2pprof.schema_version" // SchemaVersion
+	MetaTable         = "hprof2pprof.table"          // "samples", "stacks", …
+)

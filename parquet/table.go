@@ -1,0 +1,247 @@
+package parquet
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+	pq "github.com/apache/arrow/go/v15/parquet"
+	"github.com/apache/arrow/go/v15/parquet/compress"
+	"github.com/apache/arrow/go/v15/parquet/pqarrow"
+)
+
+// table is one Parquet file being written: an Arrow record builder that
+// collects rows and is flushed as one row group every maxRows rows.
+type table struct {
+	name    string
+	final   string // DIR/<name>.parquet
+	tmp     string // written here, renamed to final on success
+	f       *os.File
+	fw      *pqarrow.FileWriter
+	b       *array.RecordBuilder
+	rows    int // rows in b not yet written
+	maxRows int
+	written int64 // rows written to the file so far
+	r       row   // reused by row()
+}
+
+func newTable(dir, name string, mem memory.Allocator, maxRows int, level int) (*table, error) {
+	schema := schemaOf(name)
+	t := &table{
+		name:    name,
+		final:   filepath.Join(dir, name+".parquet"),
+		tmp:     filepath.Join(dir, "."+name+".parquet.tmp"),
+		maxRows: maxRows,
+	}
+	f, err := os.Create(t.tmp)
+	if err != nil {
+		return nil, fmt.Errorf("parquet: table %s: %w", name, err)
+	}
+	t.f = f
+	props := pq.NewWriterProperties(
+		pq.WithAllocator(mem),
+		pq.WithCompression(compress.Codecs.Zstd),
+		pq.WithCompressionLevel(level),
+		pq.WithDictionaryDefault(true),
+		pq.WithMaxRowGroupLength(int64(maxRows)),
+		pq.WithStats(true),
+		pq.WithCreatedBy("hprof2pprof"),
+	)
+	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem), pqarrow.WithStoreSchema())
+	fw, err := pqarrow.NewFileWriter(schema, f, props, aprops)
+	if err != nil {
+		f.Close()
+		os.Remove(t.tmp)
+		return nil, fmt.Errorf("parquet: table %s: %w", name, err)
+	}
+	t.fw = fw
+	t.b = array.NewRecordBuilder(mem, schema)
+	return t, nil
+}
+
+// endRow counts one appended row and writes a row group when enough
+// rows are buffered.
+func (t *table) endRow() error {
+	t.rows++
+	if t.rows >= t.maxRows {
+		return t.flush()
+	}
+	return nil
+}
+
+// flush writes the buffered rows as one row group.
+func (t *table) flush() error {
+	if t.rows == 0 {
+		return nil
+	}
+	rec := t.b.NewRecord()
+	defer rec.Release()
+	t.rows = 0
+	if err := t.fw.Write(rec); err != nil {
+		return fmt.Errorf("parquet: table %s: writing row group: %w", t.name, err)
+	}
+	t.written += rec.NumRows()
+	return nil
+}
+
+// close flushes the last rows, writes the footer and renames the file into
+// place. With keep false (after an error) it discards the file instead.
+func (t *table) close(keep bool) error {
+	var err error
+	if keep {
+		err = t.flush()
+	}
+	if t.fw != nil {
+		// FileWriter.Close also closes the underlying file.
+		if cerr := t.fw.Close(); err == nil && cerr != nil {
+			err = fmt.Errorf("parquet: table %s: closing: %w", t.name, cerr)
+		}
+		t.fw = nil
+	}
+	if t.b != nil {
+		t.b.Release()
+		t.b = nil
+	}
+	if keep && err == nil {
+		if rerr := os.Rename(t.tmp, t.final); rerr != nil {
+			err = fmt.Errorf("parquet: table %s: %w", t.name, rerr)
+		}
+	}
+	if !keep || err != nil {
+		os.Remove(t.tmp)
+	}
+	return err
+}
+
+// row appends one row column by column, in schema order; end checks
+// that every column got a value and counts the row.
+type row struct {
+	t *table
+	i int
+}
+
+// row starts a new row.
+func (t *table) row() *row {
+	t.r = row{t: t}
+	return &t.r
+}
+
+func (r *row) next() array.Builder {
+	b := r.t.b.Field(r.i)
+	r.i++
+	return b
+}
+
+// end finishes the row and writes a row group when enough rows are
+// buffered.
+func (r *row) end() error {
+	if n := r.t.b.Schema().NumFields(); r.i != n {
+		return fmt.Errorf("parquet: table %s: row has %d of %d columns", r.t.name, r.i, n)
+	}
+	return r.t.endRow()
+}
+
+func (r *row) null() { r.next().AppendNull() }
+
+func (r *row) str(s string) { r.next().(*array.StringBuilder).Append(s) }
+
+// optStr appends NULL for "".
+func (r *row) optStr(s string) {
+	if s == "" {
+		r.null()
+		return
+	}
+	r.str(s)
+}
+
+func (r *row) i64(v int64) { r.next().(*array.Int64Builder).Append(v) }
+func (r *row) i32(v int32) { r.next().(*array.Int32Builder).Append(v) }
+
+// optI64 appends NULL when ok is false.
+func (r *row) optI64(v int64, ok bool) {
+	if !ok {
+		r.null()
+		return
+	}
+	r.i64(v)
+}
+
+// optI32 appends NULL for 0.
+func (r *row) optI32(v int32) {
+	if v == 0 {
+		r.null()
+		return
+	}
+	r.i32(v)
+}
+
+// time appends a UTC microsecond timestamp, NULL for the zero time.
+func (r *row) time(t time.Time) {
+	if t.IsZero() {
+		r.null()
+		return
+	}
+	r.next().(*array.TimestampBuilder).Append(arrow.Timestamp(t.UnixMicro()))
+}
+
+func (r *row) strs(ss []string) {
+	lb := r.next().(*array.ListBuilder)
+	lb.Append(true)
+	vb := lb.ValueBuilder().(*array.StringBuilder)
+	for _, s := range ss {
+		vb.Append(s)
+	}
+}
+
+// optStrs appends NULL for an empty list.
+func (r *row) optStrs(ss []string) {
+	if len(ss) == 0 {
+		r.null()
+		return
+	}
+	r.strs(ss)
+}
+
+func (r *row) i64s(vs []int64) {
+	lb := r.next().(*array.ListBuilder)
+	lb.Append(true)
+	vb := lb.ValueBuilder().(*array.Int64Builder)
+	vb.AppendValues(vs, nil)
+}
+
+// counts appends a map<string,int64> with keys in the given order, NULL
+// when empty.
+func (r *row) counts(keys []string, vals []int64) {
+	if len(keys) == 0 {
+		r.null()
+		return
+	}
+	mb := r.next().(*array.MapBuilder)
+	mb.Append(true)
+	kb := mb.KeyBuilder().(*array.StringBuilder)
+	ib := mb.ItemBuilder().(*array.Int64Builder)
+	for i, k := range keys {
+		kb.Append(k)
+		ib.Append(vals[i])
+	}
+}
+
+// strMap appends a map<string,string>, NULL when empty.
+func (r *row) strMap(keys, vals []string) {
+	if len(keys) == 0 {
+		r.null()
+		return
+	}
+	mb := r.next().(*array.MapBuilder)
+	mb.Append(true)
+	kb := mb.KeyBuilder().(*array.StringBuilder)
+	ib := mb.ItemBuilder().(*array.StringBuilder)
+	for i, k := range keys {
+		kb.Append(k)
+		ib.Append(vals[i])
+	}
+}
