@@ -139,3 +139,27 @@ func TestRetainedOracle(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkRetained converts a heap dump with the retained view only.
+// HPROF2PPROF_BENCH_DUMP names another dump (e.g. bench-1g.hprof).
+func BenchmarkRetained(b *testing.B) {
+	path := filepath.Join("..", "testdata", "jdk17-zoo-live.hprof")
+	if p := os.Getenv("HPROF2PPROF_BENCH_DUMP"); p != "" {
+		path = p
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		g, err := ConvertFile(context.Background(), path, Options{Views: []string{graph.ViewRetained}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if g.View(graph.ViewRetained) == nil {
+			b.Fatalf("no retained view: %v", g.Source.Notes)
+		}
+	}
+}

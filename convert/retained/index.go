@@ -16,9 +16,7 @@ type idIndex struct {
 // newIDIndex sorts ids in place and indexes them. Duplicates are removed;
 // the returned count says how many there were.
 func newIDIndex(ids []uint64) (*idIndex, int) {
-	if !slices.IsSorted(ids) {
-		slices.Sort(ids)
-	}
+	ids = sortRuns(ids)
 	n := len(ids)
 	ids = slices.Compact(ids)
 	dups := n - len(ids)
@@ -70,4 +68,54 @@ func (x *idIndex) lookup(id uint64) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// sortRuns sorts ids by merging its ascending runs, bottom-up. Heap dumps
+// list objects mostly in address order (CLASS DUMPs first, then a few
+// long runs), so this is a few passes over the data instead of a full
+// sort. It returns the sorted slice, ids or a buffer of the same length.
+func sortRuns(ids []uint64) []uint64 {
+	var runs []int // start of each run, then len(ids)
+	for i := range ids {
+		if i == 0 || ids[i] < ids[i-1] {
+			runs = append(runs, i)
+		}
+	}
+	runs = append(runs, len(ids))
+	if len(runs) <= 2 {
+		return ids
+	}
+	if len(runs) > len(ids)/64 {
+		slices.Sort(ids) // no useful runs: an ordinary sort needs no buffer
+		return ids
+	}
+	src, dst := ids, make([]uint64, len(ids))
+	for len(runs) > 2 {
+		next := runs[:0:0]
+		for r := 0; r+1 < len(runs); r += 2 {
+			lo, mid := runs[r], runs[r+1]
+			hi := mid
+			if r+2 < len(runs) {
+				hi = runs[r+2]
+			}
+			next = append(next, lo)
+			i, j, k := lo, mid, lo
+			for i < mid && j < hi {
+				if src[j] < src[i] {
+					dst[k] = src[j]
+					j++
+				} else {
+					dst[k] = src[i]
+					i++
+				}
+				k++
+			}
+			k += copy(dst[k:], src[i:mid])
+			copy(dst[k:], src[j:hi])
+		}
+		next = append(next, len(ids))
+		runs = next
+		src, dst = dst, src
+	}
+	return src
 }

@@ -47,7 +47,7 @@ type scanner struct {
 	idSize int
 
 	classes  []layout
-	classIdx map[uint64]uint32
+	classIx  *idIndex // class object ID → class number (classes are sorted by ID)
 	prim     [256]uint32 // element type → class number of its array class
 	unknown  uint32      // class number for objects of unknown class
 	lastCls  uint64      // one-entry cache for classOf
@@ -73,12 +73,13 @@ type scanner struct {
 }
 
 func newScanner(in Input) (*scanner, error) {
-	s := &scanner{in: in, classIdx: map[uint64]uint32{}, rootKind: map[uint32]hprof.SubTag{}, big: map[uint32]int64{}}
-	for _, id := range sortedKeys(in.Classes) {
+	s := &scanner{in: in, rootKind: map[uint32]hprof.SubTag{}, big: map[uint32]int64{}}
+	ids := sortedKeys(in.Classes)
+	for _, id := range ids {
 		c := in.Classes[id]
-		s.classIdx[id] = uint32(len(s.classes))
 		s.classes = append(s.classes, layout{id: id, name: c.Name, size: c.Size, node: noNode})
 	}
+	s.classIx, _ = newIDIndex(ids)
 	for i := range s.prim {
 		s.prim[i] = noNode
 	}
@@ -152,7 +153,7 @@ func (s *scanner) classOf(id uint64) uint32 {
 	if id == s.lastCls {
 		return s.lastIdx
 	}
-	i, ok := s.classIdx[id]
+	i, ok := s.classIx.lookup(id)
 	if !ok {
 		i = s.unknown
 	}
