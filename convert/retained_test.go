@@ -140,6 +140,45 @@ func TestRetainedOracle(t *testing.T) {
 	}
 }
 
+// TestRetainedChain checks the shared corpus dump with a 200,000-object
+// linked list when it is present: the chain's head retains the whole
+// chain (the oracle's figure), and the view holds the chain as one frame.
+func TestRetainedChain(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "corpus", "heapdump", "jdk17-zoo-chain200k.hprof.gz")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("shared corpus not present")
+	}
+	g, res := retainedOf(t, path, true)
+	objs := readRetainedCSV(t, path+".oracle/retained-top-objects.csv", 1, 2, 4)
+	equal := 0
+	for _, o := range objs {
+		if o.class != "corpus.Zoo$Link" {
+			continue
+		}
+		if got, _ := res.Retained(o.id); got != o.retained {
+			t.Errorf("object 0x%x (%s): retained %d, oracle %d", o.id, o.class, got, o.retained)
+		} else {
+			equal++
+		}
+	}
+	if equal == 0 {
+		t.Error("no chain objects in the oracle's top objects")
+	}
+	v := g.View(graph.ViewRetained)
+	found := false
+	for _, s := range v.Samples {
+		if f := g.Frames[g.Stacks[s.Stack][0]]; f.Class == "corpus.Zoo$Link ×200000" {
+			found = true
+			if s.Values[0] != 200000 || s.Values[1] != 200000*24 {
+				t.Errorf("chain sample %v, want 200000 objects of 24 bytes", s.Values)
+			}
+		}
+	}
+	if !found {
+		t.Error("no frame corpus.Zoo$Link ×200000")
+	}
+}
+
 // BenchmarkRetained converts a heap dump with the retained view only.
 // HPROF2PPROF_BENCH_DUMP names another dump (e.g. bench-1g.hprof).
 func BenchmarkRetained(b *testing.B) {

@@ -155,7 +155,10 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 		d := idom[a]
 		var p int32
 		if d == 0 {
-			t := s.rootKind[vertex[a]]
+			t, ok := s.rootKind[vertex[a]]
+			if !ok {
+				t = severalRootsKind // reached from several roots, not one itself
+			}
 			ki, ok := kindIdx[t]
 			if !ok {
 				ki = int32(len(kinds))

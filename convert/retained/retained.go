@@ -206,15 +206,23 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 // rootKindNames orders root kinds for naming a root object reached by
 // several root records: the first record in the dump wins.
 func rootKindName(t hprof.SubTag) string {
-	if t == classRootKind {
+	switch t {
+	case classRootKind:
 		return "class of a reachable object"
+	case severalRootsKind:
+		return "several roots"
 	}
 	return t.String()
 }
 
-// classRootKind stands for a class object reached only as the class of
-// a reachable object.
-const classRootKind hprof.SubTag = 0
+// Root kinds that are no ROOT sub-record: a class object reached only as
+// the class of a reachable object, and an object that is no root itself
+// but that no single object dominates (paths from several roots reach
+// it).
+const (
+	classRootKind    hprof.SubTag = 0x00
+	severalRootsKind hprof.SubTag = 0xF0
+)
 
 func sortedKeys[M ~map[uint64]V, V any](m M) []uint64 {
 	ks := make([]uint64, 0, len(m))

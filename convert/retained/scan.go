@@ -46,12 +46,12 @@ type scanner struct {
 	in     Input
 	idSize int
 
-	classes  []layout
-	classIx  *idIndex // class object ID → class number (classes are sorted by ID)
-	prim     [256]uint32 // element type → class number of its array class
-	unknown  uint32      // class number for objects of unknown class
-	lastCls  uint64      // one-entry cache for classOf
-	lastIdx  uint32
+	classes []layout
+	classIx *idIndex    // class object ID → class number (classes are sorted by ID)
+	prim    [256]uint32 // element type → class number of its array class
+	unknown uint32      // class number for objects of unknown class
+	lastCls uint64      // one-entry cache for classOf
+	lastIdx uint32
 
 	// Pass 1.
 	ids      []uint64

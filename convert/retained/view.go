@@ -52,9 +52,11 @@ func (r *Result) View(g *graph.Graph) *graph.View {
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("retained: %d objects (class objects included) reachable from %d GC roots hold %d bytes; cumulative values are retained sizes",
 			st.Reachable, st.Roots, st.ReachableBytes),
+		fmt.Sprintf("object graph: %d objects, %d references, %d Reference.referent fields not followed", st.Objects, st.References, st.ReferentsSkipped),
 		fmt.Sprintf("unreachable: %d objects, %d bytes (shallow): no GC root reaches them, so they have no retained size and are not in this view",
 			st.Unreachable, st.UnreachableBytes),
-		"edges: instance fields, object array elements, class statics, first object of a class → its class; Reference.referent of Weak/Soft/Final/PhantomReference not followed",
+		"edges: instance fields, object array elements, class statics; Reference.referent of Weak/Soft/Final/PhantomReference not followed; a class object nothing references is live when an object of its class is",
+		"root frames: the ROOT sub-record kind of a root object; \"several roots\" for objects only the virtual root dominates; \"class of a reachable object\" for such class objects",
 		fmt.Sprintf("stacks: root kind → dominating objects by class (runs of one class merged as \"Class ×N\"), capped at %d class frames (\"Class …\" holds everything below)", r.maxDepth),
 	)
 	if st.Dangling > 0 {
