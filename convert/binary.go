@@ -334,6 +334,9 @@ func (d *binDecoder) finish(ctx context.Context, reopen func() (io.ReadCloser, e
 	if d.opts.wants(graph.ViewThreads) {
 		d.buildThreads()
 	}
+	if d.opts.asks(graph.ViewRetained) {
+		d.buildRetained(ctx, reopen)
+	}
 }
 
 func (d *binDecoder) buildCPU() {

@@ -43,6 +43,8 @@ type Options struct {
 	// sequential reads plain files as one stream, without the parallel
 	// heap pass (tests compare the two paths).
 	sequential bool
+
+	probe *retainedProbe // tests: keep the retained analysis
 }
 
 func (o Options) interval() time.Duration {

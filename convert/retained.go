@@ -1,0 +1,88 @@
+package convert
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+)
+
+// The retained view (package convert/retained) holds the whole object
+// graph in memory, so it is computed only when Options.Views names it
+// (--view retained), never by default. It reads the input twice more
+// through reopen; standard input cannot be reopened, so there the view is
+// missing and a note says why.
+
+// retainedProbe lets tests keep the analysis for per-object queries.
+type retainedProbe struct {
+	garbageHolds bool // the oracle's model (retained.Input.GarbageHolds)
+	result       *retained.Result
+}
+
+// asks reports whether the user named view explicitly.
+func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) }
+
+// buildRetained computes the dominator tree of the chosen heap dump and
+// adds the retained view.
+func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCloser, error)) {
+	h := d.lastHeap
+	if h == nil || len(h.classes) == 0 {
+		return
+	}
+	g := d.g
+	if reopen == nil {
+		g.Source.Notes = append(g.Source.Notes,
+			"retained view not computed: it reads the input again, which standard input cannot do; convert a file instead")
+		g.SoftFail("retained view needs a file input")
+		return
+	}
+	oop, _ := d.oopSize(h)
+	in := retained.Input{
+		Open:      reopen,
+		Dump:      h.index,
+		Classes:   make(map[uint64]*retained.Class, len(h.classes)),
+		FieldName: func(id uint64) string { return d.strings[id] },
+		// The heap view's array model (newObjAgg): align8(header + 4 + data).
+		ArraySize: func(data int64) int64 { return align8(int64(d.header(oop)) + 4 + data) },
+		RefSize:   oop,
+		KeepIDs:   d.opts.probe != nil,
+	}
+	if d.opts.probe != nil {
+		in.GarbageHolds = d.opts.probe.garbageHolds
+	}
+	for id, c := range h.classes {
+		name := d.className[id]
+		if name == "" {
+			name = fmt.Sprintf("unknown-class-0x%x", id)
+		}
+		in.Classes[id] = &retained.Class{Name: name, Super: c.super, Fields: c.fields, Size: d.instanceSize(h, id, oop)}
+		if name == "java.lang.Class" {
+			// Class objects are sized as java.lang.Class instances.
+			in.ClassObjectSize = in.Classes[id].Size
+		}
+	}
+	if d.opts.Progress != nil {
+		total := g.Source.Bytes
+		in.Progress = func(pass int, done int64) {
+			// Report the extra passes as progress beyond the first read.
+			d.opts.Progress(total + int64(pass-1)*total + done)
+		}
+	}
+	res, err := retained.Compute(ctx, in)
+	if err != nil {
+		g.Source.Notes = append(g.Source.Notes, "retained view not computed: "+err.Error())
+		g.SoftFail("retained view failed")
+		return
+	}
+	if d.opts.probe != nil {
+		d.opts.probe.result = res
+	}
+	v := res.View(g)
+	v.Time = g.Source.Time
+	sortSamples(g, v)
+	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes), class objects as java.lang.Class instances (%d bytes)",
+		h.index, d.dumps, oop, in.ClassObjectSize))
+	g.AddView(v)
+}

@@ -1,0 +1,250 @@
+package retained
+
+import (
+	"context"
+	"runtime/debug"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+)
+
+// shallow is the shallow size of object v.
+func (s *scanner) shallow(v uint32) int64 {
+	if z := s.size[v]; z != 1<<32-1 {
+		return int64(z)
+	}
+	return s.big[v]
+}
+
+// analyse turns the graph into the dominator tree, retained sizes and the
+// class-level paths, freeing each array as soon as it is done with.
+func (s *scanner) analyse(ctx context.Context) (*Result, error) {
+	n := len(s.size)
+	pre := make([]uint32, n)
+	vertex, parent := dfs(s.roots, s.start, s.end, s.edges, pre, nil, nil)
+	if extra := s.classRoots(vertex, pre); len(extra) > 0 {
+		vertex, parent = dfs(extra, s.start, s.end, s.edges, pre, vertex, parent)
+		s.roots = append(s.roots, extra...)
+	}
+	m := len(vertex)
+	off, preds := predecessors(vertex, s.roots, s.start, s.end, s.edges, pre, s.in.GarbageHolds)
+	s.start, s.end, s.edges = nil, nil, nil
+	release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	idom := dominators(parent, off, preds)
+	parent, off, preds = nil, nil, nil
+	release()
+
+	// Shallow sizes and classes by DFS number; unreachable totals.
+	ret := make([]int64, m)
+	cls := make([]uint32, m)
+	for a := 1; a < m; a++ {
+		v := vertex[a]
+		ret[a] = s.shallow(v)
+		cls[a] = s.cls[v]
+	}
+	st := &s.stats
+	st.Reachable = m - 1
+	st.Unreachable = n - (m - 1)
+	for v := 0; v < n; v++ {
+		if pre[v] == 0 {
+			st.UnreachableBytes += s.shallow(uint32(v))
+		}
+	}
+	for a := 1; a < m; a++ {
+		st.ReachableBytes += ret[a]
+	}
+	s.size, s.cls, s.big = nil, nil, nil
+
+	res := &Result{Stats: *st, maxDepth: s.in.MaxDepth}
+	res.Paths, res.ClassNames, res.RootKinds = s.paths(vertex, idom, cls, ret)
+
+	// Retained sizes: children after parents in DFS order (idom[a] < a).
+	for a := m - 1; a >= 1; a-- {
+		ret[idom[a]] += ret[a]
+	}
+	res.ByClass = s.byClass(idom, cls, ret)
+	if s.in.KeepIDs {
+		res.ids = s.ix
+		res.retained = make([]int64, n)
+		for v := range res.retained {
+			res.retained[v] = -1
+			if a := pre[v]; a != 0 {
+				res.retained[v] = ret[a]
+			}
+		}
+	}
+	s.ix = nil
+	return res, nil
+}
+
+// classRoots are the class objects not reached from the GC roots whose
+// class has a reached object: the oracle reaches them through its objects
+// but no reference holds them, so they hang from the virtual root.
+func (s *scanner) classRoots(vertex, pre []uint32) []uint32 {
+	used := make([]bool, len(s.classes))
+	for _, v := range vertex[1:] {
+		if c := s.cls[v]; c&classObjFlag == 0 {
+			used[c] = true
+		}
+	}
+	var extra []uint32
+	for i, c := range s.classes {
+		if used[i] && c.node != noNode && pre[c.node] == 0 {
+			extra = append(extra, c.node)
+			s.rootKind[c.node] = classRootKind
+		}
+	}
+	return extra
+}
+
+// release returns freed arrays to the operating system, so peak memory is
+// that of the largest phase rather than of all phases together.
+func release() { debug.FreeOSMemory() }
+
+// paths merges objects into class-level dominator paths: an object's path
+// is its immediate dominator's path plus its class, except that an
+// object of the same class as its dominator stays on its dominator's
+// path (runs collapse) and paths stop growing at the depth limit.
+func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []string, []string) {
+	m := len(vertex)
+	// Class names, interned: two classes of one name share frames.
+	nameIdx := map[string]int32{}
+	var names []string
+	intern := func(n string) int32 {
+		if i, ok := nameIdx[n]; ok {
+			return i
+		}
+		i := int32(len(names))
+		names = append(names, n)
+		nameIdx[n] = i
+		return i
+	}
+	objName := make([]int32, len(s.classes))
+	clsName := make([]int32, len(s.classes))
+	for i, c := range s.classes {
+		objName[i] = intern(c.name)
+		clsName[i] = intern(c.name + ".class")
+	}
+	name := func(c uint32) int32 {
+		if c&classObjFlag != 0 {
+			return clsName[c&^classObjFlag]
+		}
+		return objName[c]
+	}
+	var kinds []string
+	kindIdx := map[hprof.SubTag]int32{}
+
+	paths := []Path{{Parent: -1, Class: -1}}
+	child := map[uint64]int32{}
+	node := func(parent int32, class int32) int32 {
+		k := uint64(uint32(parent))<<32 | uint64(uint32(class))
+		if i, ok := child[k]; ok {
+			return i
+		}
+		i := int32(len(paths))
+		paths = append(paths, Path{Parent: parent, Class: class, Depth: paths[parent].Depth + 1, MaxRun: 1})
+		child[k] = i
+		return i
+	}
+	at := make([]int32, m)   // path node by DFS number
+	run := make([]uint32, m) // length of the same-class run ending here
+	for a := 1; a < m; a++ {
+		c := name(cls[a])
+		d := idom[a]
+		var p int32
+		if d == 0 {
+			t, ok := s.rootKind[vertex[a]]
+			if !ok {
+				t = severalRootsKind // reached from several roots, not one itself
+			}
+			ki, ok := kindIdx[t]
+			if !ok {
+				ki = int32(len(kinds))
+				kinds = append(kinds, rootKindName(t))
+				kindIdx[t] = ki
+			}
+			p = node(0, ki)
+			run[a] = 1
+			at[a] = node(p, c)
+		} else {
+			p = at[d]
+			pp := &paths[p]
+			switch {
+			case pp.Class == c && pp.Depth > 1:
+				run[a] = run[d] + 1
+				at[a] = p
+				if int64(run[a]) > pp.MaxRun {
+					pp.MaxRun = int64(run[a])
+				}
+			case int(pp.Depth) > s.in.MaxDepth:
+				pp.Capped = true
+				at[a] = p
+			default:
+				run[a] = 1
+				at[a] = node(p, c)
+			}
+		}
+		q := &paths[at[a]]
+		q.Objects++
+		q.Bytes += shallow[a]
+	}
+	return paths, names, kinds
+}
+
+// byClass sums, per class ID, the retained sizes of its objects that no
+// object of the same class dominates. Class objects are not instances of
+// their class and count for no class, as in the oracle.
+func (s *scanner) byClass(idom, cls []uint32, ret []int64) map[uint64]int64 {
+	m := len(idom)
+	// Dominator tree children, then a depth-first walk keeping a count
+	// of the open objects of each class.
+	first := make([]uint32, m+1)
+	for a := 1; a < m; a++ {
+		first[idom[a]+1]++
+	}
+	for a := 1; a <= m; a++ {
+		first[a] += first[a-1]
+	}
+	kids := make([]uint32, m)
+	fill := make([]uint32, m)
+	copy(fill, first[:m])
+	for a := 1; a < m; a++ {
+		d := idom[a]
+		kids[fill[d]] = uint32(a)
+		fill[d]++
+	}
+	fill = nil
+	open := make([]int32, len(s.classes))
+	sum := make([]int64, len(s.classes))
+	type frame struct{ a, k uint32 }
+	stack := []frame{{0, first[0]}}
+	for len(stack) > 0 {
+		top := len(stack) - 1
+		a, k := stack[top].a, stack[top].k
+		if k < first[a+1] {
+			stack[top].k++
+			b := kids[k]
+			if c := cls[b]; c&classObjFlag == 0 {
+				if open[c] == 0 {
+					sum[c] += ret[b]
+				}
+				open[c]++
+			}
+			stack = append(stack, frame{b, first[b]})
+			continue
+		}
+		stack = stack[:top]
+		if c := cls[a]; a != 0 && c&classObjFlag == 0 {
+			open[c]--
+		}
+	}
+	out := map[uint64]int64{}
+	for i, c := range s.classes {
+		if sum[i] > 0 && c.id != 0 {
+			out[c.id] = sum[i]
+		}
+	}
+	return out
+}

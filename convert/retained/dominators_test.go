@@ -1,0 +1,143 @@
+package retained
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// reachable marks what the roots reach in a graph given as adjacency
+// lists, without passing through the node cut (-1: none).
+func reachable(adj [][]uint32, roots []uint32, cut int) []bool {
+	seen := make([]bool, len(adj))
+	stack := []uint32{}
+	for _, r := range roots {
+		if int(r) != cut && !seen[r] {
+			seen[r] = true
+			stack = append(stack, r)
+		}
+	}
+	for len(stack) > 0 {
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, w := range adj[v] {
+			if int(w) != cut && !seen[w] {
+				seen[w] = true
+				stack = append(stack, w)
+			}
+		}
+	}
+	return seen
+}
+
+// TestDominatorsBruteForce compares semi-NCA with the definition: d
+// dominates v when every path from the roots to v passes through d.
+func TestDominatorsBruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for iter := 0; iter < 500; iter++ {
+		n := 1 + rng.IntN(40)
+		adj := make([][]uint32, n)
+		for v := range adj {
+			for k := rng.IntN(4); k > 0; k-- {
+				adj[v] = append(adj[v], uint32(rng.IntN(n)))
+			}
+		}
+		var roots []uint32
+		for k := 1 + rng.IntN(3); k > 0; k-- {
+			if r := uint32(rng.IntN(n)); !slices.Contains(roots, r) {
+				roots = append(roots, r)
+			}
+		}
+		// CSR with start/end, as the scanner builds it.
+		start, end := make([]uint32, n), make([]uint32, n)
+		var edges []uint32
+		for v := range adj {
+			start[v] = uint32(len(edges))
+			edges = append(edges, adj[v]...)
+			end[v] = uint32(len(edges))
+		}
+		pre := make([]uint32, n)
+		vertex, parent := dfs(roots, start, end, edges, pre, nil, nil)
+		off, preds := predecessors(vertex, roots, start, end, edges, pre, false)
+		idom := dominators(parent, off, preds)
+
+		all := reachable(adj, roots, -1)
+		// doms[v] = the objects whose removal cuts v off.
+		doms := make([][]int, n)
+		for d := 0; d < n; d++ {
+			r := reachable(adj, roots, d)
+			for v := 0; v < n; v++ {
+				if v != d && all[v] && !r[v] {
+					doms[v] = append(doms[v], d)
+				}
+			}
+		}
+		for v := 0; v < n; v++ {
+			if !all[v] {
+				if pre[v] != 0 {
+					t.Fatalf("iter %d: object %d unreachable but numbered", iter, v)
+				}
+				continue
+			}
+			// The immediate dominator is the strict dominator that all
+			// others dominate; none means the virtual root.
+			want := -1
+			for _, d := range doms[v] {
+				ok := true
+				for _, e := range doms[v] {
+					if e != d && !slices.Contains(doms[d], e) {
+						ok = false
+					}
+				}
+				if ok {
+					want = d
+				}
+			}
+			got := -1
+			if a := idom[pre[v]]; a != 0 {
+				got = int(vertex[a])
+			}
+			if got != want {
+				t.Fatalf("iter %d: idom(%d) = %d, want %d (adj %v roots %v)", iter, v, got, want, adj, roots)
+			}
+		}
+	}
+}
+
+func TestIDIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for iter := 0; iter < 200; iter++ {
+		n := rng.IntN(2000)
+		ids := make([]uint64, 0, n)
+		// Mostly ascending runs with some shuffled heads, like a dump.
+		base := uint64(rng.IntN(1 << 40))
+		for i := 0; i < n; i++ {
+			if rng.IntN(50) == 0 {
+				base = uint64(rng.IntN(1 << 40))
+			}
+			base += 8 + uint64(rng.IntN(64))*8
+			ids = append(ids, base)
+		}
+		if n > 3 {
+			ids = append(ids, ids[1], ids[n/2]) // duplicates
+		}
+		want := slices.Clone(ids)
+		slices.Sort(want)
+		want = slices.Compact(want)
+		x, _ := newIDIndex(slices.Clone(ids))
+		if !slices.Equal(x.ids, want) {
+			t.Fatalf("iter %d: sorted IDs differ", iter)
+		}
+		for i, id := range want {
+			if got, ok := x.lookup(id); !ok || int(got) != i {
+				t.Fatalf("iter %d: lookup(0x%x) = %d %v, want %d", iter, id, got, ok, i)
+			}
+			if _, ok := x.lookup(id + 1); ok && !slices.Contains(want, id+1) {
+				t.Fatalf("iter %d: lookup(0x%x) found a missing ID", iter, id+1)
+			}
+		}
+		if _, ok := x.lookup(0); ok && !slices.Contains(want, 0) {
+			t.Fatal("found 0")
+		}
+	}
+}

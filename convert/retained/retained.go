@@ -1,0 +1,238 @@
+// Package retained computes retained sizes of a binary heap dump: the
+// object graph in compact CSR form, its GC roots, the dominator tree and,
+// from it, the `retained` view — every reachable object contributes its
+// shallow size once, on a stack that is its path in the dominator tree,
+// so cumulative values in a flame graph are retained sizes.
+//
+// Semantics follow the test oracle (VisualVM's heap library; see
+// docs/retained.md):
+//   - GC roots: every ROOT sub-record of the dump.
+//   - Edges: instance reference fields (own fields first, then the super
+//     class's, as CLASS DUMP lays them out), object array elements and
+//     static reference fields of class objects.
+//   - A class object no reference reaches is still live when an object of
+//     its class is: it then hangs from the virtual root (root kind "class
+//     of a reachable object"), so it retains its statics but is retained
+//     by none of its instances.
+//   - The `referent` field of java.lang.ref.WeakReference, SoftReference,
+//     FinalReference, PhantomReference and their subclasses is not an
+//     edge: weakly reachable objects are retained by whatever else holds
+//     them, or are unreachable.
+//   - Objects no root reaches get no retained size and are not in the
+//     view (its comments say how many there were).
+//
+// Sizes come from the caller (the heap view's size model): this package
+// has no size model of its own.
+//
+// Memory: the graph lives in flat arrays indexed by a dense object number
+// (see docs/retained.md for the bytes per object and per reference).
+package retained
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+)
+
+// Sentinel errors.
+var (
+	// ErrNoDump means the input holds no heap dump with the asked index.
+	ErrNoDump = errors.New("retained: no such heap dump")
+	// ErrTooLarge means the dump has more objects or references than the
+	// 32-bit dense indices hold.
+	ErrTooLarge = errors.New("retained: heap dump too large")
+	// ErrChanged means the second read of the input did not match the
+	// first (the file changed between passes).
+	ErrChanged = errors.New("retained: input changed between passes")
+)
+
+// Class is what the caller knows of a class from its CLASS DUMP and the
+// size model.
+type Class struct {
+	Name   string            // Java name: "java.util.HashMap$Node", "int[]"
+	Super  uint64            // super class object ID, 0 for none
+	Fields []hprof.FieldDecl // own instance fields, in dump order
+	Size   int64             // instance size in the heap view's model
+}
+
+// Input describes one heap dump to analyse.
+type Input struct {
+	// Open opens the input from its start (decompressed). It is called
+	// twice.
+	Open func() (io.ReadCloser, error)
+	// Dump is the 1-based index of the heap dump to read, counted as the
+	// converter counts them (a HEAP DUMP record, or HEAP DUMP SEGMENTs up
+	// to HEAP DUMP END).
+	Dump int
+	// Classes maps class object IDs to their classes (every CLASS DUMP).
+	Classes map[uint64]*Class
+	// FieldName names a field from its name string ID.
+	FieldName func(nameID uint64) string
+	// ArraySize is the shallow size of an array whose elements take
+	// data bytes (references at the model's reference size).
+	ArraySize func(data int64) int64
+	// RefSize is the model's reference size, for object array data.
+	RefSize int
+	// ClassObjectSize is the size of a class object: a java.lang.Class
+	// instance in the model.
+	ClassObjectSize int64
+	// KeepIDs keeps the object ID index after the analysis, so Retained
+	// can answer per-object queries (tests; costs 8 bytes per object).
+	KeepIDs bool
+	// GarbageHolds counts a reference from an unreachable object as a
+	// reference from outside the heap, as the oracle (VisualVM) does: an
+	// object that garbage also points to then has the virtual root as
+	// immediate dominator. Off (the default), garbage holds nothing and
+	// the dominator tree is that of the live graph.
+	GarbageHolds bool
+	// MaxDepth caps the class frames of a stack (0: DefaultMaxDepth).
+	MaxDepth int
+	// Progress, when set, is called now and then with the input bytes
+	// read by the current pass and the pass number (1 or 2).
+	Progress func(pass int, done int64)
+}
+
+// DefaultMaxDepth is the default cap on class frames per stack (after
+// runs of one class are collapsed).
+const DefaultMaxDepth = 64
+
+// Stats are counts about the analysed dump.
+type Stats struct {
+	Objects     int   // objects in the dump, class objects included
+	Duplicates  int   // object records repeating an ID (the last one wins)
+	References  int64 // non-null references to known objects
+	Dangling    int64 // references to IDs with no object in the dump
+	Roots       int   // distinct root objects
+	RootRecords int64 // ROOT sub-records
+	Reachable   int   // objects reached from the roots
+	Unreachable int   // objects not reached
+	// UnreachableBytes is the shallow size of unreachable objects.
+	UnreachableBytes int64
+	// ReachableBytes is the shallow size of reachable objects: the sum of
+	// the roots' retained sizes.
+	ReachableBytes int64
+	// ReferentsSkipped counts Reference.referent fields not followed.
+	ReferentsSkipped int64
+}
+
+// Result is the dominator tree of one heap dump, reduced to what the
+// view and the queries need.
+type Result struct {
+	Stats Stats
+	// Paths are the nodes of the class-level dominator paths, parents
+	// before children (index 0 is the virtual root). See Path.
+	Paths []Path
+	// ClassNames are the names Path.Class indexes.
+	ClassNames []string
+	// RootKinds are the root kinds Path.Class indexes at depth 1.
+	RootKinds []string
+	// ByClass is the retained size of each class ID: the sum of the
+	// retained sizes of its reachable objects that no other object of
+	// the same class dominates (the oracle's "retained size by class").
+	ByClass map[uint64]int64
+
+	ids      *idIndex // nil unless Input.KeepIDs
+	retained []int64  // by dense object number, when KeepIDs
+	maxDepth int
+}
+
+// Path is one node of the class-level dominator tree: objects whose
+// dominator path, as a list of class names with runs of one class merged
+// and capped at the depth limit, is the same share one Path.
+type Path struct {
+	Parent int32 // index in Result.Paths; -1 for the virtual root
+	// Class indexes Result.RootKinds at depth 1 (a root kind frame) and
+	// Result.ClassNames below.
+	Class   int32
+	Depth   int32
+	Objects int64 // objects whose own stack ends here
+	Bytes   int64 // their shallow bytes
+	// MaxRun is the longest run of objects of this class merged into
+	// this node along one dominator chain (1 when none were merged).
+	MaxRun int64
+	// Capped marks a node at the depth limit that also holds the
+	// objects dominated by its objects.
+	Capped bool
+}
+
+// Retained returns the retained size of the object with this ID and
+// whether it is a reachable object of the dump. It needs Input.KeepIDs.
+func (r *Result) Retained(id uint64) (int64, bool) {
+	if r.ids == nil {
+		return 0, false
+	}
+	i, ok := r.ids.lookup(id)
+	if !ok || r.retained[i] < 0 {
+		return 0, false
+	}
+	return r.retained[i], true
+}
+
+// Compute reads the dump twice through in.Open and computes the
+// dominator tree and the class-level paths.
+func Compute(ctx context.Context, in Input) (*Result, error) {
+	if in.Open == nil {
+		return nil, errors.New("retained: the input cannot be read again (standard input?)")
+	}
+	if in.MaxDepth <= 0 {
+		in.MaxDepth = DefaultMaxDepth
+	}
+	s, err := newScanner(in)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.pass(ctx, 1); err != nil {
+		return nil, err
+	}
+	if err := s.index(); err != nil {
+		return nil, err
+	}
+	if err := s.pass(ctx, 2); err != nil {
+		return nil, err
+	}
+	if err := s.finishGraph(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.analyse(ctx)
+}
+
+// rootKindNames orders root kinds for naming a root object reached by
+// several root records: the first record in the dump wins.
+func rootKindName(t hprof.SubTag) string {
+	switch t {
+	case classRootKind:
+		return "class of a reachable object"
+	case severalRootsKind:
+		return "several roots"
+	}
+	return t.String()
+}
+
+// Root kinds that are no ROOT sub-record: a class object reached only as
+// the class of a reachable object, and an object that is no root itself
+// but that no single object dominates (paths from several roots reach
+// it).
+const (
+	classRootKind    hprof.SubTag = 0x00
+	severalRootsKind hprof.SubTag = 0xF0
+)
+
+func sortedKeys[M ~map[uint64]V, V any](m M) []uint64 {
+	ks := make([]uint64, 0, len(m))
+	for k := range m {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return ks
+}
+
+func errf(sentinel error, format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)
+}

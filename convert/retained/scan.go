@@ -1,0 +1,444 @@
+package retained
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+)
+
+// classObjFlag marks an object that is a class object (CLASS DUMP): its
+// class number is then the class it stands for.
+const classObjFlag = 1 << 31
+
+// maxSuperChain bounds walks up the super class chain (a cycle in a
+// damaged dump must not hang us).
+const maxSuperChain = 256
+
+// layout is what the scanner needs of a class.
+type layout struct {
+	id      uint64
+	name    string
+	size    int64
+	payload int     // field bytes an instance of it carries
+	refs    []int32 // byte offsets of the references to follow
+	node    uint32  // dense number of its class object; noNode if none
+	skipped int64   // Reference.referent fields not followed
+}
+
+const noNode = math.MaxUint32
+
+// referenceClasses are the classes whose `referent` field the oracle does
+// not follow (nor their subclasses).
+var referenceClasses = map[string]bool{
+	"java.lang.ref.WeakReference":    true,
+	"java.lang.ref.SoftReference":    true,
+	"java.lang.ref.FinalReference":   true,
+	"java.lang.ref.PhantomReference": true,
+}
+
+// scanner reads the dump twice: pass 1 collects object IDs (and an upper
+// bound on references), pass 2 fills the graph.
+type scanner struct {
+	in     Input
+	idSize int
+
+	classes []layout
+	classIx *idIndex    // class object ID → class number (classes are sorted by ID)
+	prim    [256]uint32 // element type → class number of its array class
+	unknown uint32      // class number for objects of unknown class
+	lastCls uint64      // one-entry cache for classOf
+	lastIdx uint32
+
+	// Pass 1.
+	ids      []uint64
+	maxEdges int64
+
+	// Pass 2: by dense object number.
+	ix       *idIndex
+	size     []uint32 // shallow size, saturated (big holds the rest)
+	big      map[uint32]int64
+	cls      []uint32 // class number, | classObjFlag for class objects
+	start    []uint32 // edges[start[i]:end[i]] are i's references
+	end      []uint32
+	edges    []uint32
+	roots    []uint32 // root objects in dump order (may repeat)
+	rootKind map[uint32]hprof.SubTag
+	filled   []bool // object seen in pass 2 (duplicates, changed input)
+
+	stats Stats
+}
+
+func newScanner(in Input) (*scanner, error) {
+	s := &scanner{in: in, rootKind: map[uint32]hprof.SubTag{}, big: map[uint32]int64{}}
+	ids := sortedKeys(in.Classes)
+	for _, id := range ids {
+		c := in.Classes[id]
+		s.classes = append(s.classes, layout{id: id, name: c.Name, size: c.Size, node: noNode})
+	}
+	s.classIx, _ = newIDIndex(ids)
+	for i := range s.prim {
+		s.prim[i] = noNode
+	}
+	byName := map[string]uint32{}
+	for i, c := range s.classes {
+		if _, dup := byName[c.name]; !dup {
+			byName[c.name] = uint32(i)
+		}
+	}
+	for _, t := range []hprof.BasicType{hprof.TypeBoolean, hprof.TypeChar, hprof.TypeFloat, hprof.TypeDouble,
+		hprof.TypeByte, hprof.TypeShort, hprof.TypeInt, hprof.TypeLong} {
+		name := t.JavaName() + "[]"
+		i, ok := byName[name]
+		if !ok {
+			i = uint32(len(s.classes))
+			s.classes = append(s.classes, layout{name: name, node: noNode})
+		}
+		s.prim[t] = i
+	}
+	s.unknown = uint32(len(s.classes))
+	s.classes = append(s.classes, layout{name: "<class without CLASS DUMP>", node: noNode})
+	if len(s.classes) >= classObjFlag {
+		return nil, errf(ErrTooLarge, "%d classes", len(s.classes))
+	}
+	return s, nil
+}
+
+// setLayouts computes field offsets once the ID size is known.
+func (s *scanner) setLayouts() {
+	for i := range s.classes {
+		c := &s.classes[i]
+		if c.id == 0 {
+			continue
+		}
+		weak := false
+		for id, n := c.id, 0; id != 0 && n < maxSuperChain; n++ {
+			k := s.in.Classes[id]
+			if k == nil {
+				break
+			}
+			if referenceClasses[k.Name] {
+				weak = true
+				break
+			}
+			id = k.Super
+		}
+		off := 0
+		for id, n := c.id, 0; id != 0 && n < maxSuperChain; n++ {
+			k := s.in.Classes[id]
+			if k == nil {
+				break
+			}
+			for _, f := range k.Fields {
+				if f.Type == hprof.TypeObject {
+					if weak && s.in.FieldName(f.NameID) == "referent" {
+						c.skipped++
+					} else {
+						c.refs = append(c.refs, int32(off))
+					}
+				}
+				off += f.Type.Size(s.idSize)
+			}
+			id = k.Super
+		}
+		c.payload = off
+	}
+}
+
+// classOf returns the class number of a class object ID.
+func (s *scanner) classOf(id uint64) uint32 {
+	if id == s.lastCls {
+		return s.lastIdx
+	}
+	i, ok := s.classIx.lookup(id)
+	if !ok {
+		i = s.unknown
+	}
+	s.lastCls, s.lastIdx = id, i
+	return i
+}
+
+// pass reads the input once, handling the sub-records of the chosen dump.
+func (s *scanner) pass(ctx context.Context, pass int) error {
+	rc, err := s.in.Open()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	r, err := hprof.NewReader(rc)
+	if err != nil {
+		return err
+	}
+	if pass == 1 {
+		s.idSize = r.IDSize()
+		s.setLayouts()
+	} else if r.IDSize() != s.idSize {
+		return errf(ErrChanged, "ID size %d, was %d", r.IDSize(), s.idSize)
+	}
+	s.lastCls, s.lastIdx = 0, s.unknown
+	dumps, inDump, found := 0, false, false
+	var next int64
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			if found {
+				// Damage after (or inside) the dump: the first pass of
+				// the converter reported it; use what was read.
+				break
+			}
+			return err
+		}
+		switch rec.Tag {
+		case hprof.TagHeapDumpEnd:
+			inDump = false
+			continue
+		case hprof.TagHeapDump, hprof.TagHeapDumpSegment:
+		default:
+			continue
+		}
+		if !inDump {
+			dumps++
+			inDump = rec.Tag == hprof.TagHeapDumpSegment
+		}
+		if dumps != s.in.Dump {
+			if dumps > s.in.Dump {
+				break
+			}
+			continue
+		}
+		found = true
+		hr := r.Heap()
+		n := 0
+		for {
+			sub, err := hr.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				goto done // damaged: keep what was read, as the converter does
+			}
+			if n++; n&0xFFFF == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				if s.in.Progress != nil && r.Offset() >= next {
+					s.in.Progress(pass, r.Offset())
+					next = r.Offset() + 16<<20
+				}
+			}
+			if pass == 1 {
+				s.count(sub)
+			} else if err := s.fill(sub, hr); err != nil {
+				goto done
+			}
+		}
+	}
+done:
+	if !found {
+		return errf(ErrNoDump, "heap dump %d not found", s.in.Dump)
+	}
+	return nil
+}
+
+// count is pass 1: object IDs and the reference bound.
+func (s *scanner) count(sub *hprof.SubRecord) {
+	switch sub.Tag {
+	case hprof.InstanceDump:
+		s.ids = append(s.ids, sub.ID)
+		s.maxEdges += int64(len(s.classes[s.classOf(sub.ClassID)].refs)) + 1
+	case hprof.ObjArrayDump:
+		s.ids = append(s.ids, sub.ID)
+		s.maxEdges += int64(sub.Length) + 1
+	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
+		s.ids = append(s.ids, sub.ID)
+		s.maxEdges++
+	case hprof.ClassDump:
+		s.ids = append(s.ids, sub.ID)
+		s.maxEdges += int64(len(sub.Class.Statics))
+	}
+}
+
+// index sorts the IDs of pass 1 and sizes the arrays of pass 2.
+func (s *scanner) index() error {
+	if len(s.ids) >= classObjFlag {
+		return errf(ErrTooLarge, "%d objects", len(s.ids))
+	}
+	if s.maxEdges >= math.MaxUint32 {
+		return errf(ErrTooLarge, "up to %d references", s.maxEdges)
+	}
+	ix, dups := newIDIndex(s.ids)
+	s.ids = nil
+	s.ix = ix
+	s.stats.Duplicates = dups
+	n := len(ix.ids)
+	s.stats.Objects = n
+	s.size = make([]uint32, n)
+	s.cls = make([]uint32, n)
+	s.start = make([]uint32, n)
+	s.end = make([]uint32, n)
+	s.filled = make([]bool, n)
+	// The bound counts null references too; untouched capacity costs
+	// address space, not memory.
+	s.edges = make([]uint32, 0, s.maxEdges)
+	for i := range s.classes {
+		if c := &s.classes[i]; c.id != 0 {
+			if node, ok := ix.lookup(c.id); ok {
+				c.node = node
+			}
+		}
+	}
+	return nil
+}
+
+// object starts object id in pass 2 and returns its number.
+func (s *scanner) object(id uint64, cls uint32, size int64) (uint32, bool) {
+	i, ok := s.ix.lookup(id)
+	if !ok {
+		return 0, false
+	}
+	s.filled[i] = true
+	s.cls[i] = cls
+	if size > math.MaxUint32-1 {
+		s.big[i] = size
+		size = math.MaxUint32
+	}
+	s.size[i] = uint32(size)
+	s.start[i] = uint32(len(s.edges))
+	return i, true
+}
+
+// ref adds a reference to the object with this ID.
+func (s *scanner) ref(id uint64) {
+	if id == 0 {
+		return
+	}
+	j, ok := s.ix.lookup(id)
+	if !ok {
+		s.stats.Dangling++
+		return
+	}
+	if len(s.edges) == cap(s.edges) {
+		return // more than pass 1 counted: the input changed; checked later
+	}
+	s.edges = append(s.edges, j)
+}
+
+// fill is pass 2: one sub-record into the graph.
+func (s *scanner) fill(sub *hprof.SubRecord, hr *hprof.HeapReader) error {
+	I := s.idSize
+	switch sub.Tag {
+	case hprof.InstanceDump:
+		cls := s.classOf(sub.ClassID)
+		c := &s.classes[cls]
+		i, ok := s.object(sub.ID, cls, c.size)
+		if !ok {
+			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
+		}
+		s.stats.ReferentsSkipped += c.skipped
+		if len(c.refs) > 0 {
+			data, err := hr.Payload()
+			if err != nil {
+				return err
+			}
+			if len(data) < c.payload {
+				data = nil // the hprof agent writes no field values
+			}
+			for _, off := range c.refs {
+				if data == nil {
+					break
+				}
+				s.ref(readID(data[off:], I))
+			}
+		}
+		s.end[i] = uint32(len(s.edges))
+	case hprof.ObjArrayDump:
+		cls := s.classOf(sub.ClassID)
+		i, ok := s.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(s.in.RefSize)))
+		if !ok {
+			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
+		}
+		if sub.Length > 0 {
+			data, err := hr.Payload()
+			if err != nil {
+				return err
+			}
+			for k := 0; k+I <= len(data); k += I {
+				s.ref(readID(data[k:], I))
+			}
+		}
+		s.end[i] = uint32(len(s.edges))
+	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
+		cls := s.prim[sub.ElemType]
+		if cls == noNode {
+			cls = s.unknown
+		}
+		i, ok := s.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(sub.ElemType.Size(I))))
+		if !ok {
+			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
+		}
+		s.end[i] = uint32(len(s.edges))
+	case hprof.ClassDump:
+		cls := s.classOf(sub.Class.ID)
+		i, ok := s.object(sub.Class.ID, cls|classObjFlag, s.in.ClassObjectSize)
+		if !ok {
+			return errf(ErrChanged, "class 0x%x at byte %d", sub.Class.ID, sub.Offset)
+		}
+		for _, st := range sub.Class.Statics {
+			if st.Type == hprof.TypeObject {
+				s.ref(st.Value)
+			}
+		}
+
+		s.end[i] = uint32(len(s.edges))
+	default:
+		if !sub.Tag.IsRoot() {
+			return nil
+		}
+		s.stats.RootRecords++
+		j, ok := s.ix.lookup(sub.ID)
+		if !ok {
+			if sub.ID != 0 {
+				s.stats.Dangling++
+			}
+			return nil
+		}
+		if _, dup := s.rootKind[j]; !dup {
+			s.rootKind[j] = sub.Tag
+			s.roots = append(s.roots, j)
+		}
+	}
+	return nil
+}
+
+// finishGraph checks pass 2 against pass 1.
+func (s *scanner) finishGraph() error {
+	missing := 0
+	for _, f := range s.filled {
+		if !f {
+			missing++
+		}
+	}
+	s.filled = nil
+	if missing > 0 {
+		return fmt.Errorf("%w: %d objects of the first pass not found in the second", ErrChanged, missing)
+	}
+	s.stats.References = int64(len(s.edges))
+	s.stats.Roots = len(s.roots)
+	return nil
+}
+
+func readID(b []byte, size int) uint64 {
+	if size == 4 {
+		return uint64(binary.BigEndian.Uint32(b))
+	}
+	return binary.BigEndian.Uint64(b)
+}

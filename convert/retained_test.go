@@ -1,0 +1,204 @@
+package convert
+
+import (
+	"context"
+	"encoding/csv"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+)
+
+// oracleRetained is one row of retained-top-objects.csv or
+// retained-top-classes.csv.
+type oracleRetained struct {
+	id       uint64
+	class    string
+	retained int64
+}
+
+func readRetainedCSV(t *testing.T, path string, idCol, classCol, retCol int) []oracleRetained {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []oracleRetained
+	for _, r := range rows[1:] {
+		id, err := strconv.ParseUint(r[idCol], 0, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		ret, err := strconv.ParseInt(r[retCol], 10, 64)
+		if err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		out = append(out, oracleRetained{id: id, class: r[classCol], retained: ret})
+	}
+	return out
+}
+
+// retainedOf converts path with the retained view and keeps the analysis.
+func retainedOf(t *testing.T, path string, garbageHolds bool) (*graph.Graph, *retained.Result) {
+	t.Helper()
+	probe := &retainedProbe{garbageHolds: garbageHolds}
+	g, err := ConvertFile(context.Background(), path, Options{Views: []string{graph.ViewRetained}, probe: probe})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if probe.result == nil {
+		t.Fatalf("no retained analysis; notes %v, soft %v", g.Source.Notes, g.Soft)
+	}
+	return g, probe.result
+}
+
+// knownRetainedDiffs are oracle rows we do not reproduce, by object ID
+// (hex) or class name, with ours larger than the oracle's in every case
+// seen: the oracle's dominator computation finds more sharing around
+// java.lang.invoke caches, the class loaders and one class's statics than
+// the references in the dump show. docs/retained.md lists them.
+var knownRetainedDiffs = map[string]bool{
+	"jdk17-zoo-live.hprof:0x6874201d0":                                     true, // corpus.Zoo.class
+	"jdk17-zoo-live.hprof:java.lang.Object[]":                              true,
+	"jdk17-zoo-live.hprof:java.util.ArrayList":                             true,
+	"jdk17-zoo-live.hprof:java.util.concurrent.ConcurrentHashMap":          true,
+	"jdk17-zoo-live.hprof:java.util.concurrent.ConcurrentHashMap$Node[]":   true,
+	"jdk17-zoo-live.hprof:java.util.concurrent.ConcurrentHashMap$Node":     true,
+	"jdk17-zoo-live.hprof:jdk.internal.loader.ClassLoaders$AppClassLoader": true,
+	"jdk17-zoo-live.hprof:java.lang.invoke.MethodType":                     true,
+	"jdk17-zoo-live.hprof:java.lang.invoke.LambdaForm":                     true,
+	"jdk17-zoo-live.hprof:java.lang.invoke.LambdaForm$Name[]":              true,
+	"jdk17-zoo-live.hprof:java.lang.invoke.MethodTypeForm":                 true,
+	"jdk17-zoo-live.hprof:java.lang.invoke.MemberName":                     true,
+	"jdk17-zoo-live.hprof:java.lang.invoke.LambdaForm$Name":                true,
+	"jdk17-zoo-live.hprof:java.util.zip.ZipFile$Source":                    true,
+}
+
+// checkRetainedOracle compares retained sizes with the oracle's top
+// objects and classes. In the oracle's model (garbage holds what it
+// points to) every row must match, except the known differences, where
+// ours must be larger; in the default model (garbage holds nothing)
+// retained sizes can only grow.
+func checkRetainedOracle(t *testing.T, path, oracle string) {
+	name := filepath.Base(path)
+	objs := readRetainedCSV(t, filepath.Join(oracle, "retained-top-objects.csv"), 1, 2, 4)
+	classes := readRetainedCSV(t, filepath.Join(oracle, "retained-top-classes.csv"), 1, 2, 3)
+	g, res := retainedOf(t, path, true)
+	_, live := retainedOf(t, path, false)
+	bad, known := 0, 0
+	check := func(what, key string, got, want, gotLive int64, ok bool) {
+		if gotLive < got {
+			t.Errorf("%s: %d without garbage's references, %d with them", what, gotLive, got)
+		}
+		switch {
+		case ok && got == want:
+		case ok && knownRetainedDiffs[name+":"+key] && got > want:
+			known++
+		default:
+			if bad++; bad <= 20 {
+				t.Errorf("%s: retained %d (reachable %v), oracle %d", what, got, ok, want)
+			}
+		}
+	}
+	for _, o := range objs {
+		got, ok := res.Retained(o.id)
+		gotLive, _ := live.Retained(o.id)
+		check(fmt.Sprintf("object 0x%x (%s)", o.id, o.class), fmt.Sprintf("0x%x", o.id), got, o.retained, gotLive, ok)
+	}
+	for _, c := range classes {
+		got := res.ByClass[c.id]
+		check(fmt.Sprintf("class %s (0x%x) by class", c.class, c.id), c.class, got, c.retained, live.ByClass[c.id], true)
+	}
+	if bad > 0 {
+		t.Errorf("%d of %d oracle rows differ (%d known differences)", bad, len(objs)+len(classes), known)
+	}
+	t.Logf("%d oracle rows: %d equal, %d known differences", len(objs)+len(classes), len(objs)+len(classes)-known-bad, known)
+	// The view's total is the sum of the roots' retained sizes.
+	v := g.View(graph.ViewRetained)
+	if v == nil {
+		t.Fatal("no retained view")
+	}
+	if tot := v.Totals(); tot[1] != res.Stats.ReachableBytes || tot[0] != int64(res.Stats.Reachable) {
+		t.Errorf("view totals %v, reachable %d objects %d bytes", tot, res.Stats.Reachable, res.Stats.ReachableBytes)
+	}
+}
+
+func TestRetainedOracle(t *testing.T) {
+	for _, name := range []string{"jdk17-zoo-live.hprof"} {
+		t.Run(name, func(t *testing.T) {
+			checkRetainedOracle(t, filepath.Join("..", "testdata", name), filepath.Join("..", "testdata", name+".oracle"))
+		})
+	}
+}
+
+// TestRetainedChain checks the shared corpus dump with a 200,000-object
+// linked list when it is present: the chain's head retains the whole
+// chain (the oracle's figure), and the view holds the chain as one frame.
+func TestRetainedChain(t *testing.T) {
+	path := filepath.Join("..", "..", "shared", "corpus", "heapdump", "jdk17-zoo-chain200k.hprof.gz")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip("shared corpus not present")
+	}
+	g, res := retainedOf(t, path, true)
+	objs := readRetainedCSV(t, path+".oracle/retained-top-objects.csv", 1, 2, 4)
+	equal := 0
+	for _, o := range objs {
+		if o.class != "corpus.Zoo$Link" {
+			continue
+		}
+		if got, _ := res.Retained(o.id); got != o.retained {
+			t.Errorf("object 0x%x (%s): retained %d, oracle %d", o.id, o.class, got, o.retained)
+		} else {
+			equal++
+		}
+	}
+	if equal == 0 {
+		t.Error("no chain objects in the oracle's top objects")
+	}
+	v := g.View(graph.ViewRetained)
+	found := false
+	for _, s := range v.Samples {
+		if f := g.Frames[g.Stacks[s.Stack][0]]; f.Class == "corpus.Zoo$Link ×200000" {
+			found = true
+			if s.Values[0] != 200000 || s.Values[1] != 200000*24 {
+				t.Errorf("chain sample %v, want 200000 objects of 24 bytes", s.Values)
+			}
+		}
+	}
+	if !found {
+		t.Error("no frame corpus.Zoo$Link ×200000")
+	}
+}
+
+// BenchmarkRetained converts a heap dump with the retained view only.
+// HPROF2PPROF_BENCH_DUMP names another dump (e.g. bench-1g.hprof).
+func BenchmarkRetained(b *testing.B) {
+	path := filepath.Join("..", "testdata", "jdk17-zoo-live.hprof")
+	if p := os.Getenv("HPROF2PPROF_BENCH_DUMP"); p != "" {
+		path = p
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(fi.Size())
+	b.ReportAllocs()
+	for b.Loop() {
+		g, err := ConvertFile(context.Background(), path, Options{Views: []string{graph.ViewRetained}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if g.View(graph.ViewRetained) == nil {
+			b.Fatalf("no retained view: %v", g.Source.Notes)
+		}
+	}
+}
