@@ -63,7 +63,7 @@ func TestParallelGunzipEqualsSequential(t *testing.T) {
 			return append(out, s[2:]...)
 		},
 		// A member start the scan missed: the rest is read sequentially.
-		"missed start": func(s []int64) []int64 { return append(append([]int64(nil), s[:1]...), s[2:]...) },
+		"missed start":   func(s []int64) []int64 { return append(append([]int64(nil), s[:1]...), s[2:]...) },
 		"only the first": func(s []int64) []int64 { return s[:1] },
 	} {
 		t.Run(name, func(t *testing.T) {

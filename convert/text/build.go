@@ -171,7 +171,7 @@ func (p *parser) allocView(s *section) {
 	agg := graph.NewAggregator(v)
 	for _, r := range s.rows {
 		st := p.g.WithLeaf(p.stack(r.trace), r.name)
-		agg.Add(st, nil, r.allocObjs, r.allocBytes, r.liveObjs, r.liveBytes)
+		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: r.name}}, r.allocObjs, r.allocBytes, r.liveObjs, r.liveBytes)
 	}
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("SITES of dump %d: %d sites (alloc'ed and live are cumulative since the JVM started)", s.dump, len(s.rows)))
@@ -185,7 +185,7 @@ func (p *parser) heapView(s *section) {
 	agg := graph.NewAggregator(v)
 	for i, k := range s.keys {
 		st := p.g.WithLeaf(p.stack(k.trace), k.class)
-		agg.Add(st, nil, s.cells[i].objects, s.cells[i].bytes)
+		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: k.class}}, s.cells[i].objects, s.cells[i].bytes)
 	}
 	recs := s.heapRecs["OBJ"] + s.heapRecs["ARR"]
 	v.Comments = append(v.Comments,
