@@ -35,6 +35,7 @@ type classDef struct {
 	fields []hprof.FieldDecl // own instance fields, in dump order
 	refs   int               // own reference fields
 	prims  int               // bytes of own primitive fields
+	size   uint32            // the CLASS DUMP's instance size field
 }
 
 // threadRoot is a ROOT THREAD OBJECT and what the dump says of its thread.
@@ -82,6 +83,9 @@ type heapDump struct {
 	// Reference size evidence from static fields (see oopSize).
 	oopGuess  int
 	oopSource string
+	// objectSize is java.lang.Object's CLASS DUMP instance size: 0 from
+	// HotSpot and the agent, non-zero from Android (see newSizeModel).
+	objectSize uint32
 }
 
 type threadFields struct {
@@ -251,7 +255,7 @@ func (h *heapDump) classDump(d *binDecoder, c *hprof.ClassRecord) {
 	if _, dup := h.classes[c.ID]; dup {
 		d.g.SoftFail("duplicate CLASS DUMP")
 	}
-	def := &classDef{super: c.SuperID, loader: c.LoaderID, fields: append([]hprof.FieldDecl(nil), c.Fields...)}
+	def := &classDef{super: c.SuperID, loader: c.LoaderID, size: c.InstanceSize, fields: append([]hprof.FieldDecl(nil), c.Fields...)}
 	for _, f := range c.Fields {
 		if f.Type == hprof.TypeObject {
 			def.refs++
@@ -265,6 +269,8 @@ func (h *heapDump) classDump(d *binDecoder, c *hprof.ClassRecord) {
 		h.stringCls = c.ID
 	case "java.lang.Thread":
 		h.threadCls = c.ID
+	case "java.lang.Object":
+		h.objectSize = c.InstanceSize
 	case "java.lang.Class$Atomic":
 		h.guessOop(d, c, "annotationTypeOffset", "annotationDataOffset", "java.lang.Class$Atomic")
 	case "java.util.concurrent.FutureTask":
@@ -703,6 +709,11 @@ func (d *binDecoder) oopSize(h *heapDump) (int, string) {
 // instanceSize is align8(header + Σ field sizes over the class and its
 // super classes), references counted as oop bytes.
 func (d *binDecoder) instanceSize(h *heapDump, cls uint64, oop int) int64 {
+	if h.newSizeModel() && d.opts.HeaderSize == 0 && d.opts.RefSize == 0 {
+		if c := h.classes[cls]; c != nil {
+			return int64(c.size)
+		}
+	}
 	n := int64(d.header(oop))
 	for i := 0; cls != 0 && i < 256; i++ {
 		c := h.classes[cls]
