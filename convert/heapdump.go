@@ -149,7 +149,13 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 	}
 	hr := d.r.Heap()
 	if !keep {
-		return hr.Skip()
+		if err := hr.Skip(); err != nil {
+			return err
+		}
+		if rec.Tag == hprof.TagHeapDump {
+			return d.endDump(ctx) // a HEAP DUMP record is a whole dump: the next one is the next dump
+		}
+		return nil
 	}
 	n := 0
 	for {

@@ -1,31 +1,29 @@
 package convert
 
 import (
-	"context"
 	"path/filepath"
 	"testing"
 )
 
+// thirdParty is the shared corpus of files other projects wrote (Android,
+// JDK 5-11, 32-bit, the legacy agent), present beside the repository on
+// development machines only.
+const thirdParty = "../../shared/corpus/thirdparty"
+
 // TestThirdPartySweep converts every binary heap dump with an oracle in
-// the shared third-party corpus (files from other projects' test data:
-// Android, JDK 5-11, 32-bit, the legacy agent), when it is present.
+// the third-party corpus and compares the heap view with the oracle per
+// class: counts and bytes.
 func TestThirdPartySweep(t *testing.T) {
-	dumps := oracleDirs(t, "../../shared/corpus/thirdparty")
+	dumps := oracleDirs(t, thirdParty)
 	if len(dumps) == 0 {
-		t.Skip("../shared/corpus/thirdparty not present")
+		t.Skip(thirdParty + " not present")
 	}
 	for _, dump := range dumps {
 		t.Run(filepath.Base(dump), func(t *testing.T) {
 			if testing.Short() && filepath.Base(dump) == "mat-java_pid1884.0001.hprof.gz" {
 				t.Skip("522 MB unpacked")
 			}
-			g, err := ConvertFile(context.Background(), dump, Options{})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if g.Damage != nil {
-				t.Fatalf("damage: %v", g.Damage)
-			}
+			g := convertForOracle(t, dump)
 			compareHistograms(t, heapHistogram(t, g), oracleHistogram(t, dump+".oracle"))
 		})
 	}
