@@ -226,8 +226,10 @@ func (d *binDecoder) describe() {
 		if d.control != nil {
 			s.Notes = append(s.Notes, fmt.Sprintf("CONTROL SETTINGS: flags 0x%x, stack depth %d", d.control.Flags, d.control.Depth))
 		}
+	case rec[hprof.TagHeapDump.String()] > 0 && rec[hprof.TagHeapDumpEnd.String()] == 0 && s.Version == "JAVA PROFILE 1.0.1":
+		s.Writer = "HotSpot heap dumper of JDK 5 to 8 (jmap -dump, HeapDumpOnOutOfMemoryError): one HEAP DUMP record, no HEAP DUMP END"
 	case rec[hprof.TagHeapDump.String()] > 0 && rec[hprof.TagHeapDumpEnd.String()] == 0:
-		s.Writer = "HotSpot Serviceability Agent (jhsdb jmap) or an older JDK heap dumper: one HEAP DUMP record, no HEAP DUMP END"
+		s.Writer = "HotSpot Serviceability Agent (jhsdb jmap): one HEAP DUMP record, no HEAP DUMP END"
 	case rec[hprof.TagHeapDumpSegment.String()] > 0:
 		s.Writer = "HotSpot heap dumper (jcmd GC.heap_dump, jmap -dump, HeapDumpOnOutOfMemoryError)"
 	default:

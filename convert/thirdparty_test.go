@@ -26,5 +26,11 @@ func TestThirdPartySweep(t *testing.T) {
 			g := convertForOracle(t, dump)
 			compareHistograms(t, heapHistogram(t, g), oracleHistogram(t, dump+".oracle"))
 		})
+		t.Run(filepath.Base(dump)+"/threads", func(t *testing.T) {
+			if testing.Short() && filepath.Base(dump) == "mat-java_pid1884.0001.hprof.gz" {
+				t.Skip("522 MB unpacked")
+			}
+			compareThreads(t, dump)
+		})
 	}
 }
