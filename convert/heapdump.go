@@ -12,10 +12,11 @@ import (
 )
 
 // objKey groups the objects of a heap dump: by class (primitive arrays
-// by element type) and allocation trace.
+// by element type), allocation trace and Android heap.
 type objKey struct {
 	class uint64
 	prim  hprof.BasicType
+	heap  heapIndex
 	trace uint32
 }
 
@@ -86,6 +87,9 @@ type heapDump struct {
 	// objectSize is java.lang.Object's CLASS DUMP instance size: 0 from
 	// HotSpot and the agent, non-zero from Android (see newSizeModel).
 	objectSize uint32
+	// heaps are the Android heaps (HEAP DUMP INFO) met so far; cur is
+	// the one objects are in now.
+	heaps androidHeaps
 }
 
 type threadFields struct {
@@ -100,7 +104,7 @@ type strRef struct {
 
 func (d *binDecoder) newHeapDump(index int) *heapDump {
 	idSize := d.r.IDSize()
-	return &heapDump{
+	h := &heapDump{
 		index:        index,
 		idSize:       idSize,
 		classes:      map[uint64]*classDef{},
@@ -112,6 +116,8 @@ func (d *binDecoder) newHeapDump(index int) *heapDump {
 		wantArr:      map[uint64]bool{},
 		arrText:      map[uint64]string{},
 	}
+	d.trackHeaps(h, h.agg)
+	return h
 }
 
 // heapRecord reads one HEAP DUMP or HEAP DUMP SEGMENT record.
@@ -202,7 +208,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 				h.threadObjs[s.ID] = 0
 			}
 		case hprof.HeapDumpInfo:
-			// Android heap names: handled by the Android support.
+			h.agg.enterHeap(s.HeapID, s.NameID)
 		}
 	}
 	if rec.Tag == hprof.TagHeapDump {
@@ -680,7 +686,11 @@ func (d *binDecoder) buildHeap() {
 		if st == 0 {
 			st = g.ClassStack(class)
 		}
-		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: class}}, a.count, size)
+		labels := []graph.Label{{Key: graph.LabelClass, Str: class}}
+		if k.heap != 0 {
+			labels = append(labels, graph.Label{Key: graph.LabelHeap, Str: h.heaps.name(d, k.heap)})
+		}
+		agg.Add(st, labels, a.count, size)
 		objects += a.count
 		bytes += size
 	})
