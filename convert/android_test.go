@@ -6,10 +6,12 @@ import (
 	"encoding/binary"
 	"io"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/mapping"
 )
 
 const ahatDump = "../testdata/ahat-test-dump.hprof.gz"
@@ -140,5 +142,50 @@ func TestAndroidAllocationStacks(t *testing.T) {
 	}
 	if heapApp != all {
 		t.Errorf("%d of %d objects labelled heap=app (the dump has only the app heap)", heapApp, all)
+	}
+}
+
+// TestAndroidMapping: with ahat's R8 mapping the heap view equals the
+// oracle's histogram with its class names renamed through the mapping's
+// own class lines, and the obfuscated allocation site DumpedStuff.e is
+// shown as the method the mapping names, shouldNotGc.
+func TestAndroidMapping(t *testing.T) {
+	const mapFile = "../testdata/mappings/ahat-test-dump.map"
+	m, err := mapping.ParseFile(mapFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := mustConvert(t, ahatDump, Options{Mapping: m})
+	b, err := os.ReadFile(mapFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rename := map[string]string{}
+	for _, line := range strings.Split(string(b), "\n") {
+		if line != "" && line[0] != ' ' && line[0] != '#' {
+			orig, obf, _ := strings.Cut(strings.TrimSuffix(line, ":"), " -> ")
+			rename[obf] = orig
+		}
+	}
+	want := map[string][2]int64{}
+	for c, v := range oracleHistogram(t, ahatDump+".oracle") {
+		base := strings.TrimRight(c, "[]")
+		if o, ok := rename[base]; ok {
+			c = o + c[len(base):]
+		}
+		want[c] = v
+	}
+	compareHistograms(t, heapHistogram(t, g), want)
+	found := false
+	for _, f := range g.Frames {
+		if f.Class == "DumpedStuff" && f.Method == "e" {
+			t.Errorf("obfuscated frame %v left", f)
+		}
+		if f.Class == "DumpedStuff" && f.Method == "shouldNotGc" {
+			found = true
+		}
+	}
+	if !found {
+		t.Error("no frame DumpedStuff.shouldNotGc")
 	}
 }

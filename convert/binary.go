@@ -35,6 +35,7 @@ type binDecoder struct {
 	threads     map[uint32]*hprof.StartThread
 	ended       map[uint32]bool
 	frameBuf    []uint64
+	obfClass    map[uint64]string // class object ID → obfuscated name (with --mapping)
 
 	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
 	cpuTotal    int64            // sum of the records' own totals
@@ -151,7 +152,7 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 			}
 		}
 		d.classSerial[v.ClassSerial] = v.ObjectID
-		d.className[v.ObjectID] = names.Class(name)
+		d.className[v.ObjectID] = d.deobfuscateClass(v.ObjectID, names.Class(name))
 	case hprof.TagUnloadClass:
 		if _, err := r.DecodeU4(rec, body); err != nil {
 			return err
@@ -280,6 +281,10 @@ func (d *binDecoder) stack(serial uint32) graph.StackID {
 	}
 	ids := make([]graph.FrameID, 0, len(t.Frames))
 	for _, f := range t.Frames {
+		if d.opts.Mapping != nil {
+			ids = d.retrace(ids, f)
+			continue
+		}
 		id, _ := d.frame(f)
 		ids = append(ids, id)
 	}
