@@ -1,6 +1,10 @@
 package convert
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+)
 
 // Android heap dumps ("JAVA PROFILE 1.0.3", written by ART and Dalvik)
 // differ from HotSpot's in what a CLASS DUMP's instance size means:
@@ -93,4 +97,24 @@ func (a *objAgg) frameTrace(trace uint32) uint32 {
 		return trace
 	}
 	return 0
+}
+
+// noteObjectClass reads what java.lang.Object's CLASS DUMP says about the
+// writer: its instance size (non-zero from Android) and whether it lists
+// ART's shadow$_klass_ field.
+func (h *heapDump) noteObjectClass(d *binDecoder, c *hprof.ClassRecord) {
+	h.objectSize = c.InstanceSize
+	for _, f := range c.Fields {
+		if d.strings[f.NameID] == "shadow$_klass_" {
+			h.art = true
+		}
+	}
+}
+
+// sizeModelText describes the size model of the heap view.
+func (h *heapDump) sizeModelText(d *binDecoder, oop int, why string, hdr int) string {
+	if h.newSizeModel() && d.opts.HeaderSize == 0 && d.opts.RefSize == 0 {
+		return fmt.Sprintf("size model: instances as the CLASS DUMP gives them (Android object sizes, java.lang.Object %d bytes, not aligned); arrays: header %d, reference %d bytes, 8-byte alignment", h.objectSize, hdr+4, oop)
+	}
+	return fmt.Sprintf("size model: reference %d bytes (%s), object header %d, array header %d, 8-byte alignment", oop, why, hdr, hdr+4)
 }

@@ -90,6 +90,7 @@ type heapDump struct {
 	// heaps are the Android heaps (HEAP DUMP INFO) met so far; cur is
 	// the one objects are in now.
 	heaps androidHeaps
+	art   bool // java.lang.Object has ART's shadow$_klass_ field
 }
 
 type threadFields struct {
@@ -282,7 +283,7 @@ func (h *heapDump) classDump(d *binDecoder, c *hprof.ClassRecord) {
 	case "java.lang.Thread":
 		h.threadCls = c.ID
 	case "java.lang.Object":
-		h.objectSize = c.InstanceSize
+		h.noteObjectClass(d, c)
 	case "java.lang.Class$Atomic":
 		h.guessOop(d, c, "annotationTypeOffset", "annotationDataOffset", "java.lang.Class$Atomic")
 	case "java.util.concurrent.FutureTask":
@@ -701,7 +702,7 @@ func (d *binDecoder) buildHeap() {
 	hdr := d.header(oop)
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("heap dump %d of %d: %d objects, %d bytes (shallow)", h.index, d.dumps, objects, bytes),
-		fmt.Sprintf("size model: reference %d bytes (%s), object header %d, array header %d, 8-byte alignment", oop, why, hdr, hdr+4))
+		h.sizeModelText(d, oop, why, hdr))
 	if !h.complete {
 		v.Comments = append(v.Comments, "incomplete heap dump: the input ended inside it")
 	}

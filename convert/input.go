@@ -220,7 +220,7 @@ func (d *binDecoder) describe() {
 	rec := s.Records
 	switch {
 	case s.Version == "JAVA PROFILE 1.0.3":
-		s.Writer = "Android (ART or Dalvik hprof writer)"
+		s.Writer = d.androidWriter()
 	case d.control != nil || (s.IDSize == 4 && rec[hprof.TagCPUSamples.String()]+rec[hprof.TagAllocSites.String()] > 0):
 		s.Writer = "JDK hprof agent (format=b)"
 		if d.control != nil {
@@ -246,6 +246,7 @@ func (d *binDecoder) describe() {
 		oop, why := d.oopSize(h)
 		s.Notes = append(s.Notes, fmt.Sprintf("reference size %d bytes (%s)", oop, why))
 	}
+	d.describeQuirks()
 }
 
 var errTextNotLinked = errors.New("text reports are not supported by this build")

@@ -1,7 +1,9 @@
 package convert
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -31,6 +33,41 @@ func TestThirdPartySweep(t *testing.T) {
 				t.Skip("522 MB unpacked")
 			}
 			compareThreads(t, dump)
+		})
+	}
+}
+
+// TestWritersAndQuirks: `info` names each file's writer and quirks as the
+// corpus README describes the file.
+func TestWritersAndQuirks(t *testing.T) {
+	cases := []struct {
+		file   string
+		writer string
+		notes  []string
+	}{
+		{"../testdata/ahat-test-dump.hprof.gz", "Android ART", []string{"Android heaps: app (24793 objects)", "java.lang.Object: 8 bytes"}},
+		{"../testdata/mat-sun_jdk6_31_hprofagent_compressedOops.hprof.gz", "hprof agent", []string{"1 UNLOAD CLASS", "2 heap dumps"}},
+		{"../testdata/mat-oracle_jdk7_21_hprofagent.hprof.gz", "hprof agent", []string{"2 heap dumps"}},
+		{thirdParty + "/perflib-dialer.android-hprof", "Android Dalvik", []string{"Android heaps: zygote", ", app ("}},
+		{thirdParty + "/mat-sun_jdk5_13_x32.hprof", "JDK 5 to 8", nil},
+		{thirdParty + "/mat-openjdk_jdk11_04_x64.hprof.gz", "HotSpot heap dumper", []string{"defined by more than one class loader"}},
+		{thirdParty + "/ahat-RI.hprof", "hprof agent", nil},
+	}
+	for _, c := range cases {
+		t.Run(filepath.Base(c.file), func(t *testing.T) {
+			if _, err := os.Stat(c.file); err != nil {
+				t.Skip(err)
+			}
+			g := mustConvert(t, c.file, Options{})
+			if !strings.Contains(g.Source.Writer, c.writer) {
+				t.Errorf("writer %q, want %q", g.Source.Writer, c.writer)
+			}
+			all := strings.Join(g.Source.Notes, "\n")
+			for _, n := range c.notes {
+				if !strings.Contains(all, n) {
+					t.Errorf("notes lack %q:\n%s", n, all)
+				}
+			}
 		})
 	}
 }
