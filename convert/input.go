@@ -199,6 +199,8 @@ func sniff(p []byte) string {
 		return "gzip data inside gzip data"
 	case len(p) == 0:
 		return "an empty file"
+	case looksLikeHistogram(p):
+		return "a class histogram (jmap -histo, jcmd GC.class_histogram): counts per class, nothing to convert"
 	case isText(p):
 		return "a text file that is not an hprof report"
 	}
