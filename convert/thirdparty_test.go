@@ -3,6 +3,7 @@ package convert
 import (
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -69,5 +70,28 @@ func TestWritersAndQuirks(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStreamingBigArray: the 522 MB dump that is one byte[] of 521,141,248
+// elements converts while allocating a small fraction of its size (the
+// array is skipped, never buffered).
+func TestStreamingBigArray(t *testing.T) {
+	path := thirdParty + "/mat-java_pid1884.0001.hprof.gz"
+	if _, err := os.Stat(path); err != nil || testing.Short() {
+		t.Skip("not present, or -short")
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	g := mustConvert(t, path, Options{Views: []string{"heap"}})
+	runtime.ReadMemStats(&after)
+	if g.Source.Bytes < 500_000_000 {
+		t.Fatalf("read %d bytes", g.Source.Bytes)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
+		t.Errorf("allocated %d MiB converting a %d MiB dump", alloc>>20, g.Source.Bytes>>20)
+	} else {
+		t.Logf("allocated %d MiB converting a %d MiB dump", alloc>>20, g.Source.Bytes>>20)
 	}
 }
