@@ -189,3 +189,50 @@ func TestAndroidMapping(t *testing.T) {
 		t.Error("no frame DumpedStuff.shouldNotGc")
 	}
 }
+
+// TestAndroidHeapsMappedAndStreamed: a plain file (read through a
+// mapping, possibly in parallel) and the same file gzipped (streamed)
+// give the same objects per class and heap.
+func TestAndroidHeapsMappedAndStreamed(t *testing.T) {
+	byClassHeap := func(g *graph.Graph) map[string][2]int64 {
+		out := map[string][2]int64{}
+		for _, s := range g.View(graph.ViewHeap).Samples {
+			var k string
+			for _, l := range s.Labels {
+				k += l.Key + "=" + l.Str + ";"
+			}
+			x := out[k]
+			x[0] += s.Values[0]
+			x[1] += s.Values[1]
+			out[k] = x
+		}
+		return out
+	}
+	f, err := os.Open(ahatDump)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	in, _, _, err := decompress(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := t.TempDir() + "/ahat.hprof"
+	out, err := os.Create(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	out.Close()
+	a, b := byClassHeap(mustConvert(t, plain, Options{})), byClassHeap(mustConvert(t, ahatDump, Options{}))
+	if len(a) != len(b) {
+		t.Errorf("%d class/heap groups mapped, %d streamed", len(a), len(b))
+	}
+	for k, v := range b {
+		if a[k] != v {
+			t.Errorf("%s: mapped %v, streamed %v", k, a[k], v)
+		}
+	}
+}
