@@ -31,6 +31,9 @@ func (d *binDecoder) describeQuirks() {
 	if d.opts.Mapping != nil {
 		note("deobfuscated with a mapping of %d classes: %d class names in this file renamed", d.opts.Mapping.Len(), len(d.obfClass))
 	}
+	if d.repeatedLoads > 0 {
+		note("%d LOAD CLASS records repeat a class already loaded under the same ID and name (HotSpot can list a class again for each class loader that initiated loading it)", d.repeatedLoads)
+	}
 	if n := s.Records[hprof.TagUnloadClass.String()]; n > 0 {
 		note("%d UNLOAD CLASS records: those classes keep their names for stack traces", n)
 	}

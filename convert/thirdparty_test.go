@@ -53,6 +53,7 @@ func TestWritersAndQuirks(t *testing.T) {
 		{thirdParty + "/mat-sun_jdk5_13_x32.hprof", "JDK 5 to 8", nil},
 		{thirdParty + "/mat-openjdk_jdk11_04_x64.hprof.gz", "HotSpot heap dumper", []string{"defined by more than one class loader"}},
 		{thirdParty + "/ahat-RI.hprof", "hprof agent", nil},
+		{thirdParty + "/netbeans-heap_dump.bin", "JDK 5 to 8", []string{"LOAD CLASS records repeat a class"}},
 	}
 	for _, c := range cases {
 		t.Run(filepath.Base(c.file), func(t *testing.T) {
