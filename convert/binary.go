@@ -26,15 +26,17 @@ type binDecoder struct {
 	size     int64
 	mapSpans bool // map spans instead of reading them (no copy)
 
-	strings     map[uint64]string
-	classSerial map[uint32]uint64 // LOAD CLASS serial → class object ID
-	className   map[uint64]string // class object ID → source name
-	frames      map[uint64]hprof.Frame
-	traces      map[uint32]hprof.Trace
-	traceStack  map[uint32]graph.StackID
-	threads     map[uint32]*hprof.StartThread
-	ended       map[uint32]bool
-	frameBuf    []uint64
+	strings       map[uint64]string
+	classSerial   map[uint32]uint64 // LOAD CLASS serial → class object ID
+	className     map[uint64]string // class object ID → source name
+	frames        map[uint64]hprof.Frame
+	traces        map[uint32]hprof.Trace
+	traceStack    map[uint32]graph.StackID
+	threads       map[uint32]*hprof.StartThread
+	ended         map[uint32]bool
+	frameBuf      []uint64
+	obfClass      map[uint64]string // class object ID → obfuscated name (with --mapping)
+	repeatedLoads int64             // LOAD CLASS records repeating a class ID and name
 
 	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
 	cpuTotal    int64            // sum of the records' own totals
@@ -143,15 +145,17 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 			d.g.SoftFail("class names missing string")
 			name = fmt.Sprintf("unknown-class-0x%x", v.ObjectID)
 		}
+		cls := d.deobfuscateClass(v.ObjectID, names.Class(name))
 		if old, dup := d.className[v.ObjectID]; dup {
-			if old != names.Class(name) {
+			if old != cls {
 				d.g.SoftFail("class ID loaded under two names")
 			} else {
-				d.g.SoftFail("duplicate LOAD CLASS for one class ID")
+				// HotSpot can list a class again per initiating loader.
+				d.repeatedLoads++
 			}
 		}
 		d.classSerial[v.ClassSerial] = v.ObjectID
-		d.className[v.ObjectID] = names.Class(name)
+		d.className[v.ObjectID] = cls
 	case hprof.TagUnloadClass:
 		if _, err := r.DecodeU4(rec, body); err != nil {
 			return err
@@ -280,6 +284,10 @@ func (d *binDecoder) stack(serial uint32) graph.StackID {
 	}
 	ids := make([]graph.FrameID, 0, len(t.Frames))
 	for _, f := range t.Frames {
+		if d.opts.Mapping != nil {
+			ids = d.retrace(ids, f)
+			continue
+		}
 		id, _ := d.frame(f)
 		ids = append(ids, id)
 	}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/mapping"
 )
 
 // Options tune decoding. The zero value is ready to use.
@@ -36,6 +37,9 @@ type Options struct {
 	// a reference (4 or 8) and of an object header (arrays add 4).
 	RefSize    int
 	HeaderSize int
+	// Mapping, when set, is an R8/ProGuard mapping file: obfuscated
+	// class and method names become the original ones.
+	Mapping *mapping.Map
 	// Progress, when set, is called now and then with the number of
 	// input bytes read so far.
 	Progress func(done int64)

@@ -18,6 +18,10 @@ type objAgg struct {
 	hasFrames  func(serial uint32) bool
 	lastTrace  uint32
 	lastFrames bool
+	// heap is the Android heap objects are in now (0: none, every other
+	// writer); heaps, set only where heaps are tracked, numbers them.
+	heap  heapIndex
+	heaps *androidHeaps
 }
 
 func newObjAgg(idSize int, header [2]int64, hasFrames func(uint32) bool) *objAgg {
@@ -42,6 +46,9 @@ func (a *objAgg) traced(serial uint32) bool {
 }
 
 func (a *objAgg) class(id uint64, trace uint32) *objAcc {
+	if a.heap != 0 {
+		return a.keyed(objKey{class: id, trace: a.frameTrace(trace), heap: a.heap})
+	}
 	if a.traced(trace) {
 		return a.keyed(objKey{class: id, trace: trace})
 	}
@@ -79,7 +86,9 @@ func (a *objAgg) objArray(class uint64, trace uint32, n uint32) {
 // primArray counts a PRIMITIVE ARRAY DUMP (or NODATA) of n elements.
 func (a *objAgg) primArray(t hprof.BasicType, trace uint32, n uint32) {
 	var acc *objAcc
-	if a.traced(trace) {
+	if a.heap != 0 {
+		acc = a.keyed(objKey{prim: t, trace: a.frameTrace(trace), heap: a.heap})
+	} else if a.traced(trace) {
 		acc = a.keyed(objKey{prim: t, trace: trace})
 	} else {
 		if int(t) >= len(a.prims) {
@@ -118,7 +127,7 @@ func (a *objAgg) merge(o *objAgg) {
 	o.each(func(k objKey, acc *objAcc) {
 		var dst *objAcc
 		switch {
-		case k.trace != 0:
+		case k.trace != 0 || k.heap != 0:
 			dst = a.keyed(k)
 		case k.prim != 0:
 			if a.prims[k.prim] == nil {

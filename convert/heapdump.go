@@ -12,10 +12,11 @@ import (
 )
 
 // objKey groups the objects of a heap dump: by class (primitive arrays
-// by element type) and allocation trace.
+// by element type), allocation trace and Android heap.
 type objKey struct {
 	class uint64
 	prim  hprof.BasicType
+	heap  heapIndex
 	trace uint32
 }
 
@@ -35,6 +36,7 @@ type classDef struct {
 	fields []hprof.FieldDecl // own instance fields, in dump order
 	refs   int               // own reference fields
 	prims  int               // bytes of own primitive fields
+	size   uint32            // the CLASS DUMP's instance size field
 }
 
 // threadRoot is a ROOT THREAD OBJECT and what the dump says of its thread.
@@ -82,6 +84,13 @@ type heapDump struct {
 	// Reference size evidence from static fields (see oopSize).
 	oopGuess  int
 	oopSource string
+	// objectSize is java.lang.Object's CLASS DUMP instance size: 0 from
+	// HotSpot and the agent, non-zero from Android (see newSizeModel).
+	objectSize uint32
+	// heaps are the Android heaps (HEAP DUMP INFO) met so far; cur is
+	// the one objects are in now.
+	heaps androidHeaps
+	art   bool // java.lang.Object has ART's shadow$_klass_ field
 }
 
 type threadFields struct {
@@ -96,7 +105,7 @@ type strRef struct {
 
 func (d *binDecoder) newHeapDump(index int) *heapDump {
 	idSize := d.r.IDSize()
-	return &heapDump{
+	h := &heapDump{
 		index:        index,
 		idSize:       idSize,
 		classes:      map[uint64]*classDef{},
@@ -108,6 +117,8 @@ func (d *binDecoder) newHeapDump(index int) *heapDump {
 		wantArr:      map[uint64]bool{},
 		arrText:      map[uint64]string{},
 	}
+	d.trackHeaps(h, h.agg)
+	return h
 }
 
 // heapRecord reads one HEAP DUMP or HEAP DUMP SEGMENT record.
@@ -145,7 +156,13 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 	}
 	hr := d.r.Heap()
 	if !keep {
-		return hr.Skip()
+		if err := hr.Skip(); err != nil {
+			return err
+		}
+		if rec.Tag == hprof.TagHeapDump {
+			return d.endDump(ctx) // a HEAP DUMP record is a whole dump: the next one is the next dump
+		}
+		return nil
 	}
 	n := 0
 	for {
@@ -192,7 +209,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 				h.threadObjs[s.ID] = 0
 			}
 		case hprof.HeapDumpInfo:
-			// Android heap names: handled by the Android support.
+			h.agg.enterHeap(s.HeapID, s.NameID)
 		}
 	}
 	if rec.Tag == hprof.TagHeapDump {
@@ -251,7 +268,7 @@ func (h *heapDump) classDump(d *binDecoder, c *hprof.ClassRecord) {
 	if _, dup := h.classes[c.ID]; dup {
 		d.g.SoftFail("duplicate CLASS DUMP")
 	}
-	def := &classDef{super: c.SuperID, loader: c.LoaderID, fields: append([]hprof.FieldDecl(nil), c.Fields...)}
+	def := &classDef{super: c.SuperID, loader: c.LoaderID, size: c.InstanceSize, fields: append([]hprof.FieldDecl(nil), c.Fields...)}
 	for _, f := range c.Fields {
 		if f.Type == hprof.TypeObject {
 			def.refs++
@@ -265,6 +282,8 @@ func (h *heapDump) classDump(d *binDecoder, c *hprof.ClassRecord) {
 		h.stringCls = c.ID
 	case "java.lang.Thread":
 		h.threadCls = c.ID
+	case "java.lang.Object":
+		h.noteObjectClass(d, c)
 	case "java.lang.Class$Atomic":
 		h.guessOop(d, c, "annotationTypeOffset", "annotationDataOffset", "java.lang.Class$Atomic")
 	case "java.util.concurrent.FutureTask":
@@ -668,7 +687,11 @@ func (d *binDecoder) buildHeap() {
 		if st == 0 {
 			st = g.ClassStack(class)
 		}
-		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: class}}, a.count, size)
+		labels := []graph.Label{{Key: graph.LabelClass, Str: class}}
+		if k.heap != 0 {
+			labels = append(labels, graph.Label{Key: graph.LabelHeap, Str: h.heaps.name(d, k.heap)})
+		}
+		agg.Add(st, labels, a.count, size)
 		objects += a.count
 		bytes += size
 	})
@@ -679,7 +702,7 @@ func (d *binDecoder) buildHeap() {
 	hdr := d.header(oop)
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("heap dump %d of %d: %d objects, %d bytes (shallow)", h.index, d.dumps, objects, bytes),
-		fmt.Sprintf("size model: reference %d bytes (%s), object header %d, array header %d, 8-byte alignment", oop, why, hdr, hdr+4))
+		h.sizeModelText(d, oop, why, hdr))
 	if !h.complete {
 		v.Comments = append(v.Comments, "incomplete heap dump: the input ended inside it")
 	}
@@ -703,6 +726,11 @@ func (d *binDecoder) oopSize(h *heapDump) (int, string) {
 // instanceSize is align8(header + Σ field sizes over the class and its
 // super classes), references counted as oop bytes.
 func (d *binDecoder) instanceSize(h *heapDump, cls uint64, oop int) int64 {
+	if h.newSizeModel() && d.opts.HeaderSize == 0 && d.opts.RefSize == 0 {
+		if c := h.classes[cls]; c != nil {
+			return int64(c.size)
+		}
+	}
 	n := int64(d.header(oop))
 	for i := 0; cls != 0 && i < 256; i++ {
 		c := h.classes[cls]

@@ -199,6 +199,8 @@ func sniff(p []byte) string {
 		return "gzip data inside gzip data"
 	case len(p) == 0:
 		return "an empty file"
+	case looksLikeHistogram(p):
+		return "a class histogram (jmap -histo, jcmd GC.class_histogram): counts per class, nothing to convert"
 	case isText(p):
 		return "a text file that is not an hprof report"
 	}
@@ -220,14 +222,16 @@ func (d *binDecoder) describe() {
 	rec := s.Records
 	switch {
 	case s.Version == "JAVA PROFILE 1.0.3":
-		s.Writer = "Android (ART or Dalvik hprof writer)"
+		s.Writer = d.androidWriter()
 	case d.control != nil || (s.IDSize == 4 && rec[hprof.TagCPUSamples.String()]+rec[hprof.TagAllocSites.String()] > 0):
 		s.Writer = "JDK hprof agent (format=b)"
 		if d.control != nil {
 			s.Notes = append(s.Notes, fmt.Sprintf("CONTROL SETTINGS: flags 0x%x, stack depth %d", d.control.Flags, d.control.Depth))
 		}
+	case rec[hprof.TagHeapDump.String()] > 0 && rec[hprof.TagHeapDumpEnd.String()] == 0 && s.Version == "JAVA PROFILE 1.0.1":
+		s.Writer = "HotSpot heap dumper of JDK 5 to 8 (jmap -dump, HeapDumpOnOutOfMemoryError): one HEAP DUMP record, no HEAP DUMP END"
 	case rec[hprof.TagHeapDump.String()] > 0 && rec[hprof.TagHeapDumpEnd.String()] == 0:
-		s.Writer = "HotSpot Serviceability Agent (jhsdb jmap) or an older JDK heap dumper: one HEAP DUMP record, no HEAP DUMP END"
+		s.Writer = "HotSpot Serviceability Agent (jhsdb jmap): one HEAP DUMP record, no HEAP DUMP END"
 	case rec[hprof.TagHeapDumpSegment.String()] > 0:
 		s.Writer = "HotSpot heap dumper (jcmd GC.heap_dump, jmap -dump, HeapDumpOnOutOfMemoryError)"
 	default:
@@ -244,6 +248,7 @@ func (d *binDecoder) describe() {
 		oop, why := d.oopSize(h)
 		s.Notes = append(s.Notes, fmt.Sprintf("reference size %d bytes (%s)", oop, why))
 	}
+	d.describeQuirks()
 }
 
 var errTextNotLinked = errors.New("text reports are not supported by this build")

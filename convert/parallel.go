@@ -75,6 +75,9 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
 	var wg sync.WaitGroup
 	for w := range aggs {
 		aggs[w] = d.newObjAgg()
+		if len(aggs) == 1 {
+			d.trackHeaps(h, aggs[w])
+		}
 		wg.Add(1)
 		go func(agg *objAgg) {
 			defer wg.Done()
@@ -166,6 +169,8 @@ func scanSpan(rec hprof.Record, body []byte, idSize int, agg *objAgg) (res spanR
 			res.classes = append(res.classes, c)
 		case hprof.RootThreadObject:
 			res.roots = append(res.roots, threadRoot{objectID: s.ID, threadSerial: s.ThreadSerial, traceSerial: s.TraceSerial})
+		case hprof.HeapDumpInfo:
+			agg.enterHeap(s.HeapID, s.NameID)
 		}
 		if err != nil {
 			// The input ends inside this sub-record's payload: its

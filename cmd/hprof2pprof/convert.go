@@ -83,6 +83,11 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 			worse(exitPartial)
 			continue
 		}
+		if len(views) == 0 && len(df.views) == 0 {
+			errorf(e, in, fmt.Errorf("no record in this input makes a view: nothing to write (hprof2pprof info lists its records)"))
+			worse(exitFailure)
+			continue
+		}
 		if len(views) == 0 {
 			errorf(e, in, fmt.Errorf("no %s view in this input (it has: %s)", strings.Join(df.views, ", "), strings.Join(viewNames(g), ", ")))
 			worse(exitFailure)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/mapping"
 )
 
 // decodeFlags are the flags every command that reads inputs shares.
@@ -20,6 +21,9 @@ type decodeFlags struct {
 	refSize    int
 	headerSize int
 	quiet      bool
+	mapping    string
+	// mappingMap is the parsed --mapping file (check loads it once).
+	mappingMap *mapping.Map
 }
 
 func (d *decodeFlags) add(fs *flag.FlagSet) {
@@ -29,6 +33,7 @@ func (d *decodeFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&d.refSize, "ref-size", 0, "reference size in bytes for heap sizes: 4 or 8 (default: detected)")
 	fs.IntVar(&d.headerSize, "header-size", 0, "object header size in bytes for heap sizes; arrays add 4 (default: ID size + reference size)")
 	fs.BoolVar(&d.quiet, "q", false, "no progress output")
+	fs.StringVar(&d.mapping, "mapping", "", "R8/ProGuard mapping `FILE` to deobfuscate class and method names")
 }
 
 func (d *decodeFlags) check() error {
@@ -44,6 +49,13 @@ func (d *decodeFlags) check() error {
 	if d.interval <= 0 {
 		return fmt.Errorf("%w: --interval must be positive", errUsage)
 	}
+	if d.mapping != "" && d.mappingMap == nil {
+		m, err := mapping.ParseFile(d.mapping)
+		if err != nil {
+			return fmt.Errorf("%w: --mapping: %v", errUsage, err)
+		}
+		d.mappingMap = m
+	}
 	return nil
 }
 
@@ -54,6 +66,7 @@ func (d *decodeFlags) options() convert.Options {
 		Views:      d.views,
 		RefSize:    d.refSize,
 		HeaderSize: d.headerSize,
+		Mapping:    d.mappingMap,
 	}
 }
 

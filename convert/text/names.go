@@ -131,13 +131,19 @@ func primitive(c byte) (string, bool) {
 	return "", false
 }
 
-// parsePercent parses `16.71%` into hundredths of a percent (1671).
+// parsePercent parses `16.71%` into hundredths of a percent (1671). The
+// agent prints with the C library's printf, which follows the JVM's
+// locale: `16,71%` in a comma-decimal locale reads the same.
 func parsePercent(s string) (int64, bool) {
 	s, ok := strings.CutSuffix(s, "%")
 	if !ok {
 		return 0, false
 	}
-	whole, frac, _ := strings.Cut(s, ".")
+	sep := "."
+	if strings.Contains(s, ",") {
+		sep = ","
+	}
+	whole, frac, _ := strings.Cut(s, sep)
 	w, err := strconv.ParseInt(whole, 10, 32)
 	if err != nil || w < 0 {
 		return 0, false

@@ -1,0 +1,96 @@
+package convert
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+)
+
+// androidWriter names the Android writer: ART lists the object header
+// words as java.lang.Object fields (shadow$_klass_, shadow$_monitor_),
+// Dalvik does not.
+func (d *binDecoder) androidWriter() string {
+	h := d.lastHeap
+	switch {
+	case h == nil:
+		return "Android (ART or Dalvik hprof writer; no heap dump to tell which)"
+	case h.art:
+		return "Android ART (Android 5 or later)"
+	}
+	return "Android Dalvik (Android 4.4 or earlier)"
+}
+
+// describeQuirks adds notes for `info` about what the file does that a
+// reader must know: Android heaps, deobfuscation, classes named twice,
+// classes loaded but not dumped, unloaded classes, several dumps.
+func (d *binDecoder) describeQuirks() {
+	s := &d.g.Source
+	note := func(format string, args ...any) { s.Notes = append(s.Notes, fmt.Sprintf(format, args...)) }
+	if d.opts.Mapping != nil {
+		note("deobfuscated with a mapping of %d classes: %d class names in this file renamed", d.opts.Mapping.Len(), len(d.obfClass))
+	}
+	if d.repeatedLoads > 0 {
+		note("%d LOAD CLASS records repeat a class already loaded under the same ID and name (HotSpot can list a class again for each class loader that initiated loading it)", d.repeatedLoads)
+	}
+	if n := s.Records[hprof.TagUnloadClass.String()]; n > 0 {
+		note("%d UNLOAD CLASS records: those classes keep their names for stack traces", n)
+	}
+	if s.Dumps > 1 {
+		note("%d heap dumps in one file (the hprof agent writes one per dump request); the heap view uses dump %d, --dump N picks another", s.Dumps, s.Dump)
+	}
+	h := d.lastHeap
+	if h == nil {
+		return
+	}
+	if h.newSizeModel() {
+		note("CLASS DUMP instance sizes are object sizes (java.lang.Object: %d bytes), as Android writes them: instance sizes taken as written", h.objectSize)
+	}
+	if len(h.heaps.nameIDs) > 0 {
+		objs := make([]int64, len(h.heaps.nameIDs)+1)
+		h.agg.each(func(k objKey, a *objAcc) { objs[k.heap] += a.count })
+		var parts []string
+		for i := range h.heaps.nameIDs {
+			parts = append(parts, fmt.Sprintf("%s (%d objects)", h.heaps.name(d, heapIndex(i+1)), objs[i+1]))
+		}
+		if h.heaps.overflow {
+			parts = append(parts, "more than 16 heap IDs: the last ones share one label")
+		}
+		if objs[0] > 0 {
+			parts = append(parts, fmt.Sprintf("before any HEAP DUMP INFO (%d objects)", objs[0]))
+		}
+		note("Android heaps: %s; the heap view labels samples heap=NAME", strings.Join(parts, ", "))
+	}
+	// Class names defined more than once (two class loaders), and LOAD
+	// CLASS records without a CLASS DUMP.
+	byName := map[string]int{}
+	for id := range h.classes {
+		if n, ok := d.className[id]; ok {
+			byName[n]++
+		}
+	}
+	var twice []string
+	for n, c := range byName {
+		if c > 1 {
+			twice = append(twice, n)
+		}
+	}
+	if len(twice) > 0 {
+		sort.Strings(twice)
+		ex := twice[:min(len(twice), 3)]
+		note("%d class names defined by more than one class loader (e.g. %s): their objects are summed under the one name", len(twice), strings.Join(ex, ", "))
+	}
+	undumped := 0
+	for id := range d.className {
+		if _, ok := h.classes[id]; !ok {
+			undumped++
+		}
+	}
+	if undumped > 0 {
+		note("%d LOAD CLASS records name classes without a CLASS DUMP in the heap dump used (unloaded or not dumped)", undumped)
+	}
+	if z := d.g.Soft["zero-length heap dump segment"]; z > 0 && strings.HasPrefix(s.Writer, "Android") {
+		note("%d zero-length heap dump segments (ART writes them; harmless)", z)
+	}
+}
