@@ -74,7 +74,9 @@ func (d *decodeFlags) options() convert.Options {
 func decode(ctx context.Context, e *env, input string, df *decodeFlags) (*graph.Graph, error) {
 	opts := df.options()
 	var size int64 = -1
-	if input != "-" {
+	if input != "-" && !compressed(input) {
+		// Progress counts uncompressed bytes, so only a plain file's
+		// size is the total.
 		if fi, err := os.Stat(input); err == nil {
 			size = fi.Size()
 		}
@@ -98,4 +100,16 @@ func selectViews(g *graph.Graph, asked []string) []string {
 		}
 	}
 	return out
+}
+
+// compressed reports whether the file starts with gzip or bzip2 magic.
+func compressed(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	var m [3]byte
+	n, _ := f.Read(m[:])
+	return n >= 2 && m[0] == 0x1f && m[1] == 0x8b || n == 3 && string(m[:]) == "BZh"
 }
