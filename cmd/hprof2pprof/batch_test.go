@@ -322,7 +322,7 @@ func TestBatchShards(t *testing.T) {
 // run's byte for byte.
 func TestBatchKilledAndResumed(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "dumps")
-	const inputs = 16
+	const inputs = 10
 	for i := range inputs {
 		dst := filepath.Join(dir, fmt.Sprintf("d%02d", i%4), fmt.Sprintf("zoo%02d.hprof", i))
 		copyFile(t, testdata("jdk17-zoo-live.hprof"), dst, 0)
