@@ -416,12 +416,19 @@ func TestBatchKilledAndResumed(t *testing.T) {
 }
 
 // TestBatchPlainProgress: --progress=plain writes progress lines with
-// the counts, also when stderr is not a terminal.
+// the counts, also when stderr is not a terminal; bars finish; -q is
+// silent.
 func TestBatchPlainProgress(t *testing.T) {
 	dir, _ := mixedDir(t)
 	_, stderr := runBin(t, "convert", "--progress", "plain", "-d", filepath.Join(t.TempDir(), "out"), dir)
 	if !strings.Contains(stderr, "progress: files 9/9 (2 failed)") {
 		t.Errorf("no final progress line:\n%s", stderr)
+	}
+	// Bars (forced off a terminal) finish, show the final count and let
+	// every status line through.
+	_, stderr = runBin(t, "convert", "--progress", "bars", "-j", "2", "-d", filepath.Join(t.TempDir(), "out"), dir)
+	if !strings.Contains(stderr, "files 9/9 (2 failed)") || strings.Count(stderr, "wrote ") < 10 {
+		t.Errorf("bars: no final count or missing status lines:\n%s", stderr)
 	}
 	_, stderr = runBin(t, "convert", "-q", "--progress", "plain", "-d", filepath.Join(t.TempDir(), "out"), dir)
 	if strings.Contains(stderr, "progress:") || strings.Contains(stderr, "wrote") || strings.Contains(stderr, "summary:") {

@@ -83,8 +83,13 @@ func newTracker(stderr io.Writer, mode string, interval time.Duration, ins []inp
 	t.mode = mode
 	switch mode {
 	case progressBars:
-		t.bars = mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond))
-		t.total = t.bars.AddBar(max(t.totalBytes, 1),
+		// Auto refresh also off a terminal (--progress=bars), or lines
+		// written above the bars would wait for a render that never comes.
+		t.bars = mpb.New(mpb.WithOutput(stderr), mpb.WithWidth(32), mpb.WithRefreshRate(150*time.Millisecond), mpb.WithAutoRefresh())
+		// Bars are made with total 0 and given their total after, so they
+		// complete only when told to (SetTotal), not when an estimate
+		// reaches the end early.
+		t.total = t.bars.AddBar(0,
 			mpb.BarPriority(-1), // stays on top
 			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return t.filesLine() }, decor.WCSyncSpaceR)),
 			mpb.AppendDecorators(
@@ -94,6 +99,7 @@ func newTracker(stderr io.Writer, mode string, interval time.Duration, ins []inp
 				decor.Name("  ETA "),
 				decor.AverageETA(decor.ET_STYLE_GO),
 			))
+		t.total.SetTotal(max(t.totalBytes, 1), false)
 	case progressPlain:
 		t.stop, t.stopped = make(chan struct{}), make(chan struct{})
 		go t.plainLoop()
@@ -137,10 +143,11 @@ func (t *tracker) begin(in input, compressed bool) *fileTrack {
 	t.flight[f] = true
 	t.mu.Unlock()
 	if t.bars != nil {
-		f.bar = t.bars.AddBar(max(in.Size, 1),
+		f.bar = t.bars.AddBar(0,
 			mpb.BarRemoveOnComplete(),
 			mpb.PrependDecorators(decor.Name("  "+shorten(f.name, 28), decor.WCSyncSpaceR)),
 			mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5})))
+		f.bar.SetTotal(max(in.Size, 1), false)
 	}
 	return f
 }
