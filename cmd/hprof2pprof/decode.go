@@ -70,20 +70,30 @@ func (d *decodeFlags) options() convert.Options {
 	}
 }
 
-// decode reads one input, showing progress on a terminal.
-func decode(ctx context.Context, e *env, input string, df *decodeFlags) (*graph.Graph, error) {
-	opts := df.options()
-	var size int64 = -1
-	if input != "-" && !compressed(input) {
-		// Progress counts uncompressed bytes, so only a plain file's
-		// size is the total.
-		if fi, err := os.Stat(input); err == nil {
-			size = fi.Size()
+// decode reads one input, showing progress on a terminal for a large one.
+func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Graph, error) {
+	ins := []input{{Path: in, Size: -1}}
+	if in != "-" {
+		if fi, err := os.Stat(in); err == nil {
+			ins[0].Size = fi.Size()
 		}
 	}
-	p := newProgress(e.stderr, input, size, df.quiet)
-	opts.Progress = p.update
-	defer p.done()
+	mode := progressAuto
+	if df.quiet {
+		mode = progressNone
+	}
+	t := newTracker(e.stderr, mode, 0, ins)
+	f := t.begin(ins[0], false)
+	g, err := decodeWith(ctx, e, in, df, f.update)
+	f.end(err != nil, 0)
+	t.finish()
+	return g, err
+}
+
+// decodeWith reads one input, reporting bytes read to progress.
+func decodeWith(ctx context.Context, e *env, input string, df *decodeFlags, progress func(int64)) (*graph.Graph, error) {
+	opts := df.options()
+	opts.Progress = progress
 	if input == "-" {
 		return convert.Convert(ctx, e.stdin, "-", opts)
 	}
@@ -100,16 +110,4 @@ func selectViews(g *graph.Graph, asked []string) []string {
 		}
 	}
 	return out
-}
-
-// compressed reports whether the file starts with gzip or bzip2 magic.
-func compressed(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	var m [3]byte
-	n, _ := f.Read(m[:])
-	return n >= 2 && m[0] == 0x1f && m[1] == 0x8b || n == 3 && string(m[:]) == "BZh"
 }

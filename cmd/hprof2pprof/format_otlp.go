@@ -4,7 +4,6 @@ import (
 	"context"
 	"flag"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
@@ -42,12 +41,18 @@ func (w *otlpWriter) Add(ctx context.Context, input string, g *graph.Graph, view
 	if err := b.Add(g, views); err != nil {
 		return nil, err
 	}
-	p := otlpPath(input, w.dst.Dir)
+	p := w.dst.outBase(input) + ".otlp.pb"
+
 	if err := writeOTLP(p, b); err != nil {
 		return nil, err
 	}
 	return []string{p}, nil
 }
+
+// perInput: without -o each input gets its own request file, written by
+// Add with a builder of its own, so Add is safe for concurrent use; with
+// -o the inputs gather into w.b.
+func (w *otlpWriter) perInput() bool { return w.dst.Out == "" }
 
 func (w *otlpWriter) Close() ([]string, error) {
 	if w.dst.Out == "" || w.b.Len() == 0 {
@@ -71,20 +76,6 @@ func (w *otlpWriter) Close() ([]string, error) {
 		return nil, err
 	}
 	return []string{w.dst.Out}, nil
-}
-
-// otlpPath names the per-input output: the input without .gz/.bz2, plus
-// .otlp.pb.
-func otlpPath(input, dir string) string {
-	base := input
-	if base == "-" {
-		base = "stdin"
-	}
-	base = strings.TrimSuffix(strings.TrimSuffix(base, ".gz"), ".bz2")
-	if dir != "" {
-		return filepath.Join(dir, filepath.Base(base)+".otlp.pb")
-	}
-	return base + ".otlp.pb"
 }
 
 // writeOTLP validates the request and writes it atomically: protobuf, or

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
@@ -29,28 +28,7 @@ type pprofWriter struct{ dst destination }
 // path names the output of one view: -o itself for a single view,
 // otherwise <OUT or input name>.<view>.pb.gz, in -d DIR when given.
 func (w *pprofWriter) path(input, view string) string {
-	if w.dst.Out != "" && len(w.dst.Views) == 1 {
-		return w.dst.Out
-	}
-	base := w.dst.Out
-	if base == "" {
-		base = input
-		if base == "-" {
-			base = "stdin"
-		}
-		base = strings.TrimSuffix(base, ".gz")
-		base = strings.TrimSuffix(base, ".bz2")
-		if w.dst.Dir != "" {
-			base = filepath.Base(base)
-		}
-	} else {
-		base = strings.TrimSuffix(base, ".pb.gz")
-	}
-	p := base + "." + view + ".pb.gz"
-	if w.dst.Dir != "" && w.dst.Out == "" {
-		p = filepath.Join(w.dst.Dir, p)
-	}
-	return p
+	return w.dst.viewPath(input, view, ".pb.gz")
 }
 
 func (w *pprofWriter) Add(ctx context.Context, input string, g *graph.Graph, views []string) ([]string, error) {
@@ -71,6 +49,10 @@ func (w *pprofWriter) Add(ctx context.Context, input string, g *graph.Graph, vie
 	}
 	return wrote, nil
 }
+
+// perInput: each input's profiles are written by Add, which only reads
+// w.dst, so it is safe for concurrent use.
+func (w *pprofWriter) perInput() bool { return true }
 
 func (w *pprofWriter) Close() ([]string, error) { return nil, nil }
 

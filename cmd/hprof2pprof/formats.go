@@ -22,10 +22,20 @@ import (
 //	}
 //
 // convert decodes each input into a graph, hands it to the format's
-// writer with Add, and calls Close once after the last input. Add is
-// called for one input at a time, so a writer that emits per input
-// (pprof, folded) holds nothing; one that gathers (an OTLP file, Parquet
-// tables) decides what it keeps.
+// writer with Add, and calls Close once after the last input (batch.go).
+// Inputs are decoded by -j workers at once; how Add is called depends on
+// the writer (see perInputWriter):
+//
+//   - per input: Add writes every output of its input before it returns
+//     and keeps nothing (pprof, folded, one OTLP file per input). Add may
+//     then be called from several workers at once, so it must be safe for
+//     concurrent use (a writer that only reads its destination is). With
+//     -d, a rerun skips inputs whose outputs are complete.
+//   - otherwise the writer gathers inputs into shared output (Parquet
+//     tables, one OTLP request for -o). Add is never called concurrently,
+//     and it is called in input order whatever finishes decoding first,
+//     so the output does not depend on timing. Every input is converted
+//     on each run.
 type outputFormat struct {
 	name  string
 	help  string
@@ -40,6 +50,9 @@ type destination struct {
 	Views  []string  // --view: the views asked for; empty means all
 	Inputs []string  // the inputs, in order
 	Stdout io.Writer // standard output, for Out == "-"
+	// Rel maps an input to its outputs' name relative to Dir, mirroring
+	// the input tree; use viewPath or outBase rather than reading it.
+	Rel map[string]string
 }
 
 // formatWriter receives the graph of each input.
@@ -50,6 +63,18 @@ type formatWriter interface {
 	Add(ctx context.Context, input string, g *graph.Graph, views []string) ([]string, error)
 	// Close finishes the output and returns any further paths written.
 	Close() ([]string, error)
+}
+
+// perInputWriter is implemented by a writer whose outputs are per input
+// when perInput returns true (see outputFormat).
+type perInputWriter interface {
+	perInput() bool
+}
+
+// writesPerInput reports whether w's outputs are per input.
+func writesPerInput(w formatWriter) bool {
+	p, ok := w.(perInputWriter)
+	return ok && p.perInput()
 }
 
 var formats = map[string]outputFormat{}
