@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Measures the heap view on big dumps beside the I/O and inflate floors, in
+# one run, and prints a markdown table (docs/benchmarks.md).
+#
+# Usage: scripts/bench.sh DIR        # DIR holds bench-1g.hprof[.gz] (and bench-4g.hprof if made)
+# Make the dumps with ../shared/bench/make-bench-dumps.sh DIR 1g 4g.
+set -euo pipefail
+dir=${1:?usage: scripts/bench.sh DIR}
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(mktemp -d)/hprof2pprof
+out=$(mktemp -d)
+trap 'rm -rf "$(dirname "$bin")" "$out"' EXIT
+(cd "$root" && go build -o "$bin" ./cmd/hprof2pprof)
+
+run() { # run NAME FILE CMD...: two timed runs, one table row each
+	local name=$1 file=$2; shift 2
+	for i in 1 2; do
+		/usr/bin/time -f "%e %U %S %M" -o "$out/t" "$@" >/dev/null 2>&1 || { echo "| $name | $(basename "$file") | failed | | | |"; continue; }
+		read -r wall user sys rss <"$out/t"
+		local size; size=$(stat -c %s "$file")
+		printf '| %s | %s | %.2f | %.2f | %d | %.2f |\n' "$name" "$(basename "$file")" "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1024))" \
+			"$(echo "scale=2; $size / 1000000000 / $wall" | bc)"
+	done
+}
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3)"
+echo
+echo "| tool | input | wall s | CPU s | max RSS MiB | input GB/s |"
+echo "|---|---|---|---|---|---|"
+for f in "$dir"/bench-1g.hprof "$dir"/bench-4g.hprof; do
+	[ -f "$f" ] || continue
+	cat "$f" >/dev/null # into the page cache
+	run "cat (floor)" "$f" cat "$f"
+	run "hprof2pprof --view heap" "$f" "$bin" convert -q --view heap -o "$out/h.pb.gz" "$f"
+done
+gz="$dir/bench-1g.hprof.gz"
+if [ -f "$gz" ]; then
+	cat "$gz" >/dev/null
+	run "gzip -dc (floor)" "$gz" gzip -dc "$gz"
+	run "hprof2pprof --view heap" "$gz" "$bin" convert -q --view heap -o "$out/h.pb.gz" "$gz"
+fi
