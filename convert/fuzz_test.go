@@ -15,8 +15,11 @@ import (
 // time minimizing instead of running.
 const fuzzSeedPrefix = 8 << 10
 
-func addFileSeeds(f *testing.F) {
+// fileSeeds returns the first fuzzSeedPrefix bytes of every file in
+// testdata.
+func fileSeeds() [][]byte {
 	files, _ := filepath.Glob("../testdata/*")
+	var out [][]byte
 	for _, p := range files {
 		if fi, err := os.Stat(p); err != nil || fi.IsDir() {
 			continue
@@ -25,7 +28,14 @@ func addFileSeeds(f *testing.F) {
 		if err != nil {
 			continue
 		}
-		f.Add(b[:min(len(b), fuzzSeedPrefix)])
+		out = append(out, b[:min(len(b), fuzzSeedPrefix)])
+	}
+	return out
+}
+
+func addFileSeeds(f *testing.F) {
+	for _, b := range fileSeeds() {
+		f.Add(b)
 	}
 }
 
