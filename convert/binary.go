@@ -37,6 +37,7 @@ type binDecoder struct {
 	frameBuf      []uint64
 	obfClass      map[uint64]string // class object ID → obfuscated name (with --mapping)
 	repeatedLoads int64             // LOAD CLASS records repeating a class ID and name
+	idx           threadIndex       // lookups by thread serial, built once (threadindex.go)
 
 	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
 	cpuTotal    int64            // sum of the records' own totals
@@ -305,14 +306,7 @@ func (d *binDecoder) threadName(serial uint32) string {
 	if t, ok := d.threads[serial]; ok {
 		return d.strings[t.NameID]
 	}
-	if d.lastHeap != nil {
-		for _, t := range d.lastHeap.threadRoots {
-			if t.threadSerial == serial && t.name != "" {
-				return t.name
-			}
-		}
-	}
-	return ""
+	return d.idx.rootName(d, serial)
 }
 
 // finish builds the views from what was read.
@@ -472,16 +466,10 @@ func (d *binDecoder) stackOfThread(serial uint32) graph.StackID {
 	if serial == 0 {
 		return 0
 	}
-	best, bestLen := uint32(0), 0
-	for s, t := range d.traces {
-		if t.ThreadSerial == serial && len(t.Frames) > bestLen || (t.ThreadSerial == serial && len(t.Frames) == bestLen && bestLen > 0 && s < best) {
-			best, bestLen = s, len(t.Frames)
-		}
+	if best, ok := d.idx.longestTrace(d, serial); ok {
+		return d.stack(best)
 	}
-	if bestLen == 0 {
-		return 0
-	}
-	return d.stack(best)
+	return 0
 }
 
 // decodeBinary reads a binary HPROF stream into a new graph. reopen, when
@@ -538,6 +526,7 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.index))
 		}
 	}
+	g.StackBudget = graph.StackBudgetFor(r.Offset())
 	d.finish(ctx, reopen)
 	d.describe()
 	return nil
