@@ -166,6 +166,9 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 		if err != nil {
 			return err
 		}
+		if _, dup := d.frames[v.ID]; dup {
+			d.g.SoftFail("duplicate STACK FRAME ID")
+		}
 		d.frames[v.ID] = v
 	case hprof.TagTrace:
 		v, err := r.DecodeTrace(rec, body, d.frameBuf)
@@ -175,6 +178,7 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 		d.frameBuf = v.Frames
 		v.Frames = append([]uint64(nil), v.Frames...)
 		if _, dup := d.traces[v.Serial]; dup {
+			d.g.SoftFail("duplicate STACK TRACE serial")
 			delete(d.traceStack, v.Serial)
 		}
 		d.traces[v.Serial] = v
@@ -197,6 +201,9 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 		v, err := r.DecodeStartThread(rec, body)
 		if err != nil {
 			return err
+		}
+		if _, live := d.threads[v.Serial]; live && !d.ended[v.Serial] {
+			d.g.SoftFail("START THREAD reuses the serial of a running thread")
 		}
 		d.threads[v.Serial] = &v
 		delete(d.ended, v.Serial)

@@ -1,5 +1,7 @@
 package convert
 
+import "github.com/hprof2pprof/hprof2pprof/convert/hprof"
+
 // threadIndex holds lookups by thread serial that the views need once per
 // thread or per trace. Built on first use, after every record is read, so
 // that a file with many threads and many traces costs one pass over each
@@ -47,4 +49,21 @@ func (x *threadIndex) rootName(d *binDecoder, thread uint32) string {
 		}
 	}
 	return x.names[thread]
+}
+
+// countThreadRoot counts a ROOT THREAD OBJECT that names a thread serial
+// another thread object already has: two threads cannot share a serial,
+// so one of them gets the other's stack and name.
+func (h *heapDump) countThreadRoot(d *binDecoder, s *hprof.SubRecord) {
+	if s.ThreadSerial == 0 {
+		return
+	}
+	if h.rootBySerial == nil {
+		h.rootBySerial = map[uint32]uint64{}
+	}
+	if obj, ok := h.rootBySerial[s.ThreadSerial]; ok && obj != s.ID {
+		d.g.SoftFail("thread serial shared by two thread objects")
+		return
+	}
+	h.rootBySerial[s.ThreadSerial] = s.ID
 }
