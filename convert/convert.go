@@ -49,6 +49,9 @@ type Options struct {
 	sequential bool
 
 	probe *retainedProbe // tests: keep the retained analysis
+	// MaxMemory, when positive, stops decoding with ErrMemoryLimit once
+	// the process's Go heap holds more than this many bytes.
+	MaxMemory int64
 }
 
 func (o Options) interval() time.Duration {
