@@ -138,3 +138,29 @@ func TestManyThreadsManyTraces(t *testing.T) {
 		}
 	}
 }
+
+// checkFuzzMemory applies the same bounds inside a fuzz target: total
+// allocation since before, and (only when that is large, since a
+// collection per run is slow) what the result keeps alive.
+func checkFuzzMemory(t *testing.T, n int, before *runtime.MemStats, result any) {
+	t.Helper()
+	if n > 1<<20 {
+		return
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	total := after.TotalAlloc - before.TotalAlloc
+	if total <= maxLivePerMB {
+		return
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(result)
+	var live uint64
+	if after.HeapAlloc > before.HeapAlloc {
+		live = after.HeapAlloc - before.HeapAlloc
+	}
+	if live > maxLivePerMB || total > maxTotalPerMB {
+		t.Fatalf("%d input bytes: %d MB kept, %d MB allocated", n, live>>20, total>>20)
+	}
+}

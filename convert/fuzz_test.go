@@ -48,18 +48,13 @@ func FuzzConvert(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		var before, after runtime.MemStats
+		var before runtime.MemStats
 		runtime.ReadMemStats(&before)
 		g, err := Convert(ctx, bytes.NewReader(data), "fuzz", Options{})
-		runtime.ReadMemStats(&after)
 		if ctx.Err() != nil {
 			t.Fatalf("decoding %d bytes took longer than 10s", len(data))
 		}
-		if len(data) <= 1<<20 {
-			if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 64<<20 {
-				t.Fatalf("%d input bytes made us allocate %d bytes", len(data), alloc)
-			}
-		}
+		checkFuzzMemory(t, len(data), &before, g)
 		if err == nil && g == nil {
 			t.Fatal("no graph and no error")
 		}
