@@ -37,6 +37,7 @@ type binDecoder struct {
 	frameBuf      []uint64
 	obfClass      map[uint64]string // class object ID → obfuscated name (with --mapping)
 	repeatedLoads int64             // LOAD CLASS records repeating a class ID and name
+	idx           threadIndex       // lookups by thread serial, built once (threadindex.go)
 
 	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
 	cpuTotal    int64            // sum of the records' own totals
@@ -165,6 +166,9 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 		if err != nil {
 			return err
 		}
+		if _, dup := d.frames[v.ID]; dup {
+			d.g.SoftFail("duplicate STACK FRAME ID")
+		}
 		d.frames[v.ID] = v
 	case hprof.TagTrace:
 		v, err := r.DecodeTrace(rec, body, d.frameBuf)
@@ -174,6 +178,7 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 		d.frameBuf = v.Frames
 		v.Frames = append([]uint64(nil), v.Frames...)
 		if _, dup := d.traces[v.Serial]; dup {
+			d.g.SoftFail("duplicate STACK TRACE serial")
 			delete(d.traceStack, v.Serial)
 		}
 		d.traces[v.Serial] = v
@@ -196,6 +201,9 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 		v, err := r.DecodeStartThread(rec, body)
 		if err != nil {
 			return err
+		}
+		if _, live := d.threads[v.Serial]; live && !d.ended[v.Serial] {
+			d.g.SoftFail("START THREAD reuses the serial of a running thread")
 		}
 		d.threads[v.Serial] = &v
 		delete(d.ended, v.Serial)
@@ -305,14 +313,7 @@ func (d *binDecoder) threadName(serial uint32) string {
 	if t, ok := d.threads[serial]; ok {
 		return d.strings[t.NameID]
 	}
-	if d.lastHeap != nil {
-		for _, t := range d.lastHeap.threadRoots {
-			if t.threadSerial == serial && t.name != "" {
-				return t.name
-			}
-		}
-	}
-	return ""
+	return d.idx.rootName(d, serial)
 }
 
 // finish builds the views from what was read.
@@ -472,16 +473,10 @@ func (d *binDecoder) stackOfThread(serial uint32) graph.StackID {
 	if serial == 0 {
 		return 0
 	}
-	best, bestLen := uint32(0), 0
-	for s, t := range d.traces {
-		if t.ThreadSerial == serial && len(t.Frames) > bestLen || (t.ThreadSerial == serial && len(t.Frames) == bestLen && bestLen > 0 && s < best) {
-			best, bestLen = s, len(t.Frames)
-		}
+	if best, ok := d.idx.longestTrace(d, serial); ok {
+		return d.stack(best)
 	}
-	if bestLen == 0 {
-		return 0
-	}
-	return d.stack(best)
+	return 0
 }
 
 // decodeBinary reads a binary HPROF stream into a new graph. reopen, when
@@ -538,6 +533,7 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.index))
 		}
 	}
+	g.StackBudget = graph.StackBudgetFor(r.Offset())
 	d.finish(ctx, reopen)
 	d.describe()
 	return nil

@@ -49,6 +49,9 @@ type Options struct {
 	sequential bool
 
 	probe *retainedProbe // tests: keep the retained analysis
+	// MaxMemory, when positive, stops decoding with ErrMemoryLimit once
+	// the process's Go heap holds more than this many bytes.
+	MaxMemory int64
 }
 
 func (o Options) interval() time.Duration {
@@ -74,29 +77,11 @@ func sortSamples(g *graph.Graph, v *graph.View) {
 				return 1
 			}
 		}
-		if c := strings.Compare(stackKey(g, a.Stack), stackKey(g, b.Stack)); c != 0 {
+		if c := compareStacks(g, a.Stack, b.Stack); c != 0 {
 			return c
 		}
 		return strings.Compare(labelKey(a.Labels), labelKey(b.Labels))
 	})
-}
-
-// stackKey orders stacks by their frames' names, files and lines, so
-// stacks that differ only in a line number still sort apart.
-func stackKey(g *graph.Graph, s graph.StackID) string {
-	var b strings.Builder
-	for _, id := range g.Stacks[s] {
-		f := g.Frames[id]
-		b.WriteString(f.Function())
-		b.WriteByte(' ')
-		b.WriteString(f.Signature)
-		b.WriteByte(' ')
-		b.WriteString(f.File)
-		b.WriteByte(':')
-		b.WriteString(strconv.Itoa(int(f.Line)))
-		b.WriteByte(';')
-	}
-	return b.String()
 }
 
 func labelKey(ls []graph.Label) string {

@@ -59,7 +59,8 @@ type heapDump struct {
 	agg     *objAgg
 	subs    [256]int64 // sub-records by tag
 
-	threadRoots []threadRoot
+	threadRoots  []threadRoot
+	rootBySerial map[uint32]uint64 // thread serial → first thread object rooted with it
 	// threadObjs maps thread object IDs (from roots, or instances of
 	// Thread subclasses) to the String ID of their name.
 	threadObjs map[uint64]uint64
@@ -204,6 +205,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 		case hprof.ClassDump:
 			h.classDump(d, &s.Class)
 		case hprof.RootThreadObject:
+			h.countThreadRoot(d, s)
 			h.threadRoots = append(h.threadRoots, threadRoot{objectID: s.ID, threadSerial: s.ThreadSerial, traceSerial: s.TraceSerial})
 			if _, ok := h.threadObjs[s.ID]; !ok {
 				h.threadObjs[s.ID] = 0

@@ -30,8 +30,14 @@ var (
 // truncated input gives a graph with Damage set and what was lost in
 // Lost.
 func ConvertFile(ctx context.Context, path string, opts Options) (*graph.Graph, error) {
+	return limited(ctx, opts, func(ctx context.Context, opts Options) (*graph.Graph, error) {
+		return convertFile(ctx, path, opts)
+	})
+}
+
+func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, error) {
 	if path == "-" {
-		return Convert(ctx, os.Stdin, "-", opts)
+		return convertReader(ctx, os.Stdin, "-", opts)
 	}
 	f, err := os.Open(path)
 	if err != nil {
@@ -83,6 +89,12 @@ func reopenFile(path string) func() (io.ReadCloser, error) {
 
 // Convert decodes one input stream; name is what messages call it.
 func Convert(ctx context.Context, r io.Reader, name string, opts Options) (*graph.Graph, error) {
+	return limited(ctx, opts, func(ctx context.Context, opts Options) (*graph.Graph, error) {
+		return convertReader(ctx, r, name, opts)
+	})
+}
+
+func convertReader(ctx context.Context, r io.Reader, name string, opts Options) (*graph.Graph, error) {
 	return convert(ctx, r, name, opts, nil)
 }
 

@@ -24,6 +24,7 @@ type decodeFlags struct {
 	mapping    string
 	// mappingMap is the parsed --mapping file (check loads it once).
 	mappingMap *mapping.Map
+	maxMemory  sizeFlag
 }
 
 func (d *decodeFlags) add(fs *flag.FlagSet) {
@@ -34,6 +35,8 @@ func (d *decodeFlags) add(fs *flag.FlagSet) {
 	fs.IntVar(&d.headerSize, "header-size", 0, "object header size in bytes for heap sizes; arrays add 4 (default: ID size + reference size)")
 	fs.BoolVar(&d.quiet, "q", false, "no progress output")
 	fs.StringVar(&d.mapping, "mapping", "", "R8/ProGuard mapping `FILE` to deobfuscate class and method names")
+	d.maxMemory.auto = true
+	fs.Var(&d.maxMemory, "max-memory", "stop with an error when the heap grows past this size: 4GiB, 512MiB, 0 (no limit) or auto (3/4 of the memory available)")
 }
 
 func (d *decodeFlags) check() error {
@@ -67,6 +70,7 @@ func (d *decodeFlags) options() convert.Options {
 		RefSize:    d.refSize,
 		HeaderSize: d.headerSize,
 		Mapping:    d.mappingMap,
+		MaxMemory:  d.maxMemory.limit(),
 	}
 }
 
@@ -93,6 +97,7 @@ func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Gra
 // decodeWith reads one input, reporting bytes read to progress.
 func decodeWith(ctx context.Context, e *env, input string, df *decodeFlags, progress func(int64)) (*graph.Graph, error) {
 	opts := df.options()
+	applyMemoryLimit(opts.MaxMemory)
 	opts.Progress = progress
 	if input == "-" {
 		return convert.Convert(ctx, e.stdin, "-", opts)

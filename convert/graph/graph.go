@@ -215,8 +215,13 @@ type Graph struct {
 	Damage error
 	Lost   string
 
-	frameIdx map[Frame]FrameID
-	stackIdx map[string]StackID
+	// StackBudget bounds the frames all stacks hold together (0: no
+	// bound); see WithLeaf. Decoders set it from the input size.
+	StackBudget int64
+
+	frameIdx    map[Frame]FrameID
+	stackIdx    map[string]StackID
+	stackFrames int64 // frames held by all stacks
 }
 
 // New returns an empty graph with the reserved zero entries in place.
@@ -247,6 +252,24 @@ func (g *Graph) Stack(frames []FrameID) StackID {
 	if len(frames) == 0 {
 		return 0
 	}
+	key := stackKey(frames)
+	if id, ok := g.stackIdx[key]; ok {
+		return id
+	}
+	id := StackID(len(g.Stacks))
+	g.Stacks = append(g.Stacks, append(Stack(nil), frames...))
+	g.stackIdx[key] = id
+	g.stackFrames += int64(len(frames))
+	return id
+}
+
+// lookup finds an interned stack without adding it.
+func (g *Graph) lookup(frames []FrameID) (StackID, bool) {
+	id, ok := g.stackIdx[stackKey(frames)]
+	return id, ok
+}
+
+func stackKey(frames []FrameID) string {
 	var b strings.Builder
 	b.Grow(len(frames) * 4)
 	for _, f := range frames {
@@ -255,14 +278,7 @@ func (g *Graph) Stack(frames []FrameID) StackID {
 		b.WriteByte(byte(f >> 16))
 		b.WriteByte(byte(f >> 24))
 	}
-	key := b.String()
-	if id, ok := g.stackIdx[key]; ok {
-		return id
-	}
-	id := StackID(len(g.Stacks))
-	g.Stacks = append(g.Stacks, append(Stack(nil), frames...))
-	g.stackIdx[key] = id
-	return id
+	return b.String()
 }
 
 // View returns the view named name, or nil.

@@ -135,6 +135,11 @@ func (g *Graph) ClassStack(class string) StackID {
 	elem := strings.TrimRight(class, "[]")
 	pkgs := strings.Split(elem, ".")
 	pkgs = pkgs[:len(pkgs)-1]
+	if len(pkgs) > maxPackageDepth {
+		// Each level's frame names the whole prefix, so a class name of
+		// n dots would cost n² bytes; no real package is this deep.
+		pkgs = pkgs[:maxPackageDepth]
+	}
 	stack := make([]FrameID, 0, len(pkgs)+1)
 	stack = append(stack, leaf)
 	for i := len(pkgs); i > 0; i-- {
@@ -143,12 +148,41 @@ func (g *Graph) ClassStack(class string) StackID {
 	return g.Stack(stack)
 }
 
+// maxPackageDepth bounds the package frames of a class stack.
+const maxPackageDepth = 32
+
 // WithLeaf returns the stack with a class frame pushed as the new leaf:
 // an allocation site's trace plus the allocated class.
+//
+// Every distinct (trace, class) pair stores a copy of the trace, so a
+// small file naming one deep trace from many sites could make the stack
+// table huge. Once the table holds StackBudget frames, new stacks keep
+// only their TruncatedDepth frames nearest the leaf under a
+// "(truncated)" root frame, counted as a soft failure.
 func (g *Graph) WithLeaf(stack StackID, class string) StackID {
 	leaf := g.Frame(Frame{Kind: KindClass, Class: class})
-	frames := make([]FrameID, 0, len(g.Stacks[stack])+1)
+	base := g.Stacks[stack]
+	frames := make([]FrameID, 0, min(len(base), TruncatedDepth+1)+1)
 	frames = append(frames, leaf)
-	frames = append(frames, g.Stacks[stack]...)
+	if g.StackBudget > 0 && len(base) > TruncatedDepth && g.stackFrames+int64(len(base)) > g.StackBudget {
+		frames = append(frames, base[:TruncatedDepth]...)
+		frames = append(frames, g.Frame(Frame{Kind: KindRoot, Class: "(truncated)"}))
+		if id, ok := g.lookup(frames); ok {
+			return id
+		}
+		g.SoftFail("stack truncated: the stack table reached its size limit")
+		return g.Stack(frames)
+	}
+	frames = append(frames, base...)
 	return g.Stack(frames)
 }
+
+// TruncatedDepth is how many frames a stack keeps when the stack table
+// is over its budget (see WithLeaf).
+const TruncatedDepth = 64
+
+// StackBudgetFor is the default stack budget for an input of n bytes:
+// far more than real files need (their stacks hold fewer frames than
+// 1/50 of their bytes), small enough that a hostile 1 MB file cannot
+// make the stack table exceed a few tens of megabytes.
+func StackBudgetFor(n int64) int64 { return 1<<20 + n }

@@ -116,6 +116,7 @@ func (p *parser) parseReport() error {
 	if err := p.readRecords(); err != nil {
 		return err
 	}
+	p.g.StackBudget = graph.StackBudgetFor(p.lr.bytes)
 	return p.build()
 }
 

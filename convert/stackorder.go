@@ -1,0 +1,98 @@
+package convert
+
+import (
+	"strconv"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+)
+
+// compareStacks orders two stacks as the strings of their frames would
+// sort, each frame written "Function Signature File:Line;", without
+// building those strings: sorting a view compares stacks O(n log n)
+// times, and a deep stack's string can be long. Stacks that differ only
+// in a line number sort apart.
+func compareStacks(g *graph.Graph, a, b graph.StackID) int {
+	if a == b {
+		return 0
+	}
+	x, y := stackPieces{g: g, s: g.Stacks[a]}, stackPieces{g: g, s: g.Stacks[b]}
+	for {
+		cx, okx := x.next()
+		cy, oky := y.next()
+		switch {
+		case !okx && !oky:
+			return 0
+		case !okx:
+			return -1
+		case !oky:
+			return 1
+		case cx != cy:
+			if cx < cy {
+				return -1
+			}
+			return 1
+		}
+	}
+}
+
+// stackPieces yields the bytes of a stack's sort key one at a time.
+type stackPieces struct {
+	g     *graph.Graph
+	s     graph.Stack
+	frame int
+	part  int // index into the parts of the current frame
+	i     int // byte within the part
+	line  string
+}
+
+// The parts of one frame: class, ".", method, " ", signature, " ",
+// file, ":", line, ";".
+const frameParts = 10
+
+func (p *stackPieces) piece(f *graph.Frame) string {
+	method := f.Kind == graph.KindMethod && f.Method != ""
+	switch p.part {
+	case 0:
+		return f.Class
+	case 1:
+		if method {
+			return "."
+		}
+	case 2:
+		if method {
+			return f.Method
+		}
+	case 3, 5:
+		return " "
+	case 4:
+		return f.Signature
+	case 6:
+		return f.File
+	case 7:
+		return ":"
+	case 8:
+		if p.line == "" {
+			p.line = strconv.Itoa(int(f.Line))
+		}
+		return p.line
+	case 9:
+		return ";"
+	}
+	return ""
+}
+
+func (p *stackPieces) next() (byte, bool) {
+	for p.frame < len(p.s) {
+		s := p.piece(&p.g.Frames[p.s[p.frame]])
+		if p.i < len(s) {
+			p.i++
+			return s[p.i-1], true
+		}
+		p.i = 0
+		if p.part++; p.part == frameParts {
+			p.part, p.line = 0, ""
+			p.frame++
+		}
+	}
+	return 0, false
+}
