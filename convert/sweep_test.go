@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -104,7 +105,35 @@ func decodeDamaged(t *testing.T, what string, data []byte) *graph.Graph {
 			t.Fatalf("%s: view %s: %v", what, v.Name, err)
 		}
 	}
+	sameFromFile(t, what, data, g)
 	return g
+}
+
+// sameFromFile decodes data again from a file, which reads plain files'
+// heap segments in parallel (parallel.go), and requires the same damage
+// and byte-identical views as the stream gave.
+func sameFromFile(t *testing.T, what string, data []byte, streamed *graph.Graph) {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "damaged.hprof")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	g, err := ConvertFile(context.Background(), p, Options{})
+	if err != nil {
+		return // no graph either way; the stream's error was checked
+	}
+	g.Source.Path = streamed.Source.Path // named in the profiles
+	if fmt.Sprint(g.Damage) != fmt.Sprint(streamed.Damage) {
+		t.Fatalf("%s: from a file, damage %v; streamed, %v", what, g.Damage, streamed.Damage)
+	}
+	for _, v := range streamed.Views {
+		var a, b bytes.Buffer
+		errA := pprofout.Write(&a, g, v.Name)
+		errB := pprofout.Write(&b, streamed, v.Name)
+		if errA != nil || errB != nil || !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("%s: view %s differs when read from a file (%v, %v)", what, v.Name, errA, errB)
+		}
+	}
 }
 
 func typed(err error) bool {
