@@ -98,8 +98,9 @@ type member struct {
 	err        error
 }
 
-// inflateMember inflates the single member starting at start.
-func inflateMember(f io.ReaderAt, size, start int64, block int) member {
+// inflateMemberGo inflates the single member starting at start with the
+// pure Go inflater.
+func inflateMemberGo(f io.ReaderAt, size, start int64, block int) member {
 	m := member{start: start}
 	sr := io.NewSectionReader(f, start, size-start)
 	br := bufio.NewReaderSize(sr, 64<<10)
@@ -161,8 +162,10 @@ func feedMembers(f io.ReaderAt, size int64, block int, starts []int64, w *io.Pip
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			inf := newMemberInflater(block)
+			defer inf.close()
 			for j := range jobs {
-				j.out <- inflateMember(f, size, starts[j.i], block)
+				j.out <- inf.inflate(f, size, starts[j.i])
 			}
 		}()
 	}

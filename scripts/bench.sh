@@ -10,7 +10,9 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$(mktemp -d)/hprof2pprof
 out=$(mktemp -d)
 trap 'rm -rf "$(dirname "$bin")" "$out"' EXIT
-(cd "$root" && go build -o "$bin" ./cmd/hprof2pprof)
+tags=""
+[ -f /usr/include/libdeflate.h ] && tags=libdeflate # as `make build` does
+(cd "$root" && go build -tags "$tags" -o "$bin" ./cmd/hprof2pprof)
 
 run() { # run NAME FILE CMD...: two timed runs, one table row each
 	local name=$1 file=$2; shift 2
@@ -23,7 +25,7 @@ run() { # run NAME FILE CMD...: two timed runs, one table row each
 	done
 }
 
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3)"
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3); build tags: ${tags:-none}"
 echo
 echo "| tool | input | wall s | CPU s | max RSS MiB | input GB/s |"
 echo "|---|---|---|---|---|---|"
