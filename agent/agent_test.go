@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -214,7 +215,10 @@ func TestReplayOneJVM(t *testing.T) {
 
 func TestReplayFiftyJVMs(t *testing.T) {
 	h := start(t, Config{})
-	const n = 50
+	n := 50
+	if raceEnabled {
+		n = 8 // the same paths, at a load the race detector can carry
+	}
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
 	jvms := make([]*fakeJVM, n)
@@ -243,7 +247,7 @@ func TestReplayFiftyJVMs(t *testing.T) {
 			checkSession(t, views)
 		})
 	}
-	if m := h.srv.Metrics().Snapshot(); m.Windows < 3*n || m.Exported != m.Windows || m.Active != 0 || m.Bytes != int64(n*len(jvms[0].data)) {
+	if m := h.srv.Metrics().Snapshot(); m.Windows < int64(3*n) || m.Exported != m.Windows || m.Active != 0 || m.Bytes != int64(n*len(jvms[0].data)) {
 		t.Errorf("metrics %+v", m)
 	}
 }
@@ -344,7 +348,8 @@ func TestHostileStreams(t *testing.T) {
 		}
 		c.Write(b)
 		c.SetReadDeadline(time.Now().Add(10 * time.Second))
-		if _, err := c.Read(make([]byte, 1)); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		// The server may have sent commands before it saw the damage.
+		if _, err := io.Copy(io.Discard, c); errors.Is(err, os.ErrDeadlineExceeded) {
 			t.Errorf("%s: connection not closed by the server (%v)", name, err)
 		}
 		c.Close()

@@ -75,6 +75,7 @@ type Stream struct {
 	sitesPrev   map[siteKey]siteCount
 	seq         int
 	heapSkipped int64
+	offset      int64 // bytes absorbed, for windows cut by Flush
 }
 
 type siteKey struct {
@@ -117,8 +118,12 @@ func NewStream(src io.Reader, opts StreamOptions) (*Stream, error) {
 // Header is the stream's header.
 func (s *Stream) Header() hprof.Header { return s.r.Header }
 
-// Offset is the number of stream bytes read so far.
-func (s *Stream) Offset() int64 { return s.r.Offset() }
+// Offset is the number of stream bytes absorbed so far.
+func (s *Stream) Offset() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.offset
+}
 
 // Control returns the CONTROL SETTINGS flags (bit 0 heap, bit 1 CPU
 // sampling); ok is false until the record arrived.
@@ -149,7 +154,11 @@ func (s *Stream) Next() (*Window, error) {
 		s.meta.Source.Records[rec.Tag.String()]++
 		s.heapSkipped += int64(rec.Length)
 		s.mu.Unlock()
-		return nil, s.r.Skip()
+		err := s.r.Skip()
+		s.mu.Lock()
+		s.offset = s.r.Offset()
+		s.mu.Unlock()
+		return nil, err
 	}
 	if rec.Length > s.opts.MaxRecord {
 		return nil, fmt.Errorf("%w: %s has a %d-byte body (limit %d)", ErrLimit, rec.Name(), rec.Length, s.opts.MaxRecord)
@@ -160,6 +169,7 @@ func (s *Stream) Next() (*Window, error) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.offset = s.r.Offset()
 	s.meta.Source.Records[rec.Tag.String()]++
 	s.lastTime = rec.Time
 	if !rec.Tag.Known() {
@@ -183,7 +193,7 @@ func (s *Stream) Next() (*Window, error) {
 		s.state += int64(len(body)) + 64
 		if s.state > s.opts.MaxState {
 			return w, fmt.Errorf("%w: %d bytes of strings, classes, frames and traces kept (limit %d) at byte %d",
-				ErrLimit, s.state, s.opts.MaxState, s.r.Offset())
+				ErrLimit, s.state, s.opts.MaxState, s.offset)
 		}
 	}
 	if w == nil && s.complete() {
@@ -231,7 +241,7 @@ func (s *Stream) cut(end uint32) *Window {
 	g.Source = s.meta.Source
 	g.Source.Records = maps.Clone(s.meta.Source.Records)
 	g.Source.Notes = slices.Clone(s.meta.Source.Notes)
-	g.Source.Bytes = s.r.Offset()
+	g.Source.Bytes = s.offset
 	g.Soft, s.meta.Soft = s.meta.Soft, map[string]int64{}
 	if s.heapSkipped > 0 {
 		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("%d bytes of heap dump records were skipped: heap dumps are not converted live", s.heapSkipped))
