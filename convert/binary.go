@@ -359,22 +359,47 @@ func (d *binDecoder) buildCPU() {
 	agg := graph.NewAggregator(v)
 	for serial, count := range d.cpuByTrace {
 		st := d.stack(serial)
-		var labels []graph.Label
-		if t, ok := d.traces[serial]; ok {
-			if name := d.threadName(t.ThreadSerial); name != "" {
-				labels = append(labels, graph.Label{Key: graph.LabelThread, Str: name})
-			}
-		}
-		if st != 0 && graph.BlockingLeaf(g.Frames[g.Stacks[st][0]]) {
-			labels = append(labels, graph.Label{Key: graph.LabelState, Str: "blocked"})
-		}
-		agg.Add(st, labels, count, count*v.Period)
+		agg.Add(st, d.cpuLabels(serial, st), count, count*v.Period)
 	}
 	sortSamples(g, v)
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("CPU SAMPLES: %d records, total %d samples", d.cpuRecords, d.cpuTotal),
 		fmt.Sprintf("cpu/nanoseconds = samples × interval %v (the file does not record the interval; set it with --interval)", d.opts.interval()))
 	g.AddView(v)
+}
+
+// cpuLabels are the labels of a CPU sample of trace serial (graph stack
+// st): the thread's name, and state=blocked for a blocking native leaf.
+func (d *binDecoder) cpuLabels(serial uint32, st graph.StackID) []graph.Label {
+	g := d.g
+	var labels []graph.Label
+	if t, ok := d.traces[serial]; ok {
+		if name := d.threadName(t.ThreadSerial); name != "" {
+			labels = append(labels, graph.Label{Key: graph.LabelThread, Str: name})
+		}
+	}
+	if st != 0 && graph.BlockingLeaf(g.Frames[g.Stacks[st][0]]) {
+		labels = append(labels, graph.Label{Key: graph.LabelState, Str: "blocked"})
+	}
+	return labels
+}
+
+// siteClass is the source name of the class an ALLOC SITES site allocates.
+func (d *binDecoder) siteClass(site hprof.AllocSite) string {
+	g := d.g
+	if site.ArrayType != 0 && site.ArrayType != hprof.TypeObject {
+		class := site.ArrayType.JavaName() + "[]"
+		if class == "[]" {
+			g.SoftFail("site has invalid array type")
+			class = fmt.Sprintf("array-type-%d[]", site.ArrayType)
+		}
+		return class
+	}
+	if obj, ok := d.classSerial[site.ClassSerial]; ok {
+		return d.className[obj]
+	}
+	g.SoftFail("site names missing class")
+	return fmt.Sprintf("unknown-class-serial-%d", site.ClassSerial)
 }
 
 func (d *binDecoder) buildAlloc() {
@@ -388,19 +413,7 @@ func (d *binDecoder) buildAlloc() {
 	v.Duration = usec(d.sitesTime)
 	agg := graph.NewAggregator(v)
 	for _, site := range s.Sites {
-		var class string
-		if site.ArrayType != 0 && site.ArrayType != hprof.TypeObject {
-			class = site.ArrayType.JavaName() + "[]"
-			if class == "[]" {
-				g.SoftFail("site has invalid array type")
-				class = fmt.Sprintf("array-type-%d[]", site.ArrayType)
-			}
-		} else if obj, ok := d.classSerial[site.ClassSerial]; ok {
-			class = d.className[obj]
-		} else {
-			g.SoftFail("site names missing class")
-			class = fmt.Sprintf("unknown-class-serial-%d", site.ClassSerial)
-		}
+		class := d.siteClass(site)
 		st := g.WithLeaf(d.stack(site.TraceSerial), class)
 		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: class}},
 			int64(site.AllocObjects), int64(site.AllocBytes), int64(site.LiveInstances), int64(site.LiveBytes))

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/hprof2pprof/hprof2pprof/agent"
+)
+
+func init() {
+	registerCommand(command{name: "agent", summary: "receive live hprof agent (net=) streams and export windowed profiles", run: runAgent})
+}
+
+// labelFlag collects --label k=v pairs.
+type labelFlag map[string]string
+
+func (l labelFlag) String() string { return fmt.Sprint(map[string]string(l)) }
+
+func (l labelFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want key=value, got %q", s)
+	}
+	l[k] = v
+	return nil
+}
+
+func runAgent(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet("agent", "", e.stderr)
+	cfg := agent.Config{Labels: labelFlag{}}
+	fs.StringVar(&cfg.Addr, "listen", agent.DefaultAddr, "address to listen on (the protocol has no authentication: keep it on loopback or a private network)")
+	fs.IntVar(&cfg.MaxConns, "max-conns", 64, "most JVMs connected at once; more are refused")
+	fs.DurationVar(&cfg.Interval, "interval", 10*time.Second, "window length: how often each JVM is asked for its CPU samples and allocation sites")
+	fs.DurationVar(&cfg.CPUInterval, "cpu-interval", 0, "the agent's CPU sampling interval, for cpu/nanoseconds (default 10ms, the agent's default)")
+	fs.Var(labelFlag(cfg.Labels), "label", "k=v attribute on every window (repeatable)")
+	out := fs.String("out", "", "write pprof files to DIR/<jvm>/<view>-<start>.pb.gz")
+	otlpEndpoint := fs.String("otlp-endpoint", "", "push windows to this OTLP endpoint (not in this build yet)")
+	spill := fs.String("spill-dir", "", "where windows wait while a backend is down (default: OUT/.spill)")
+	spillMax := fs.Int64("spill-max", 256<<20, "spill queue limit in bytes")
+	fs.DurationVar(&cfg.Grace, "grace", 2*time.Second, "on SIGTERM, how long to wait for the JVMs' last answers")
+	maxState := fs.Int64("max-conn-bytes", 64<<20, "memory bound per connection: bytes of strings, classes, frames and traces kept")
+	verbose := fs.Bool("v", false, "debug logging (every window exported)")
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return exitUsage
+	}
+	if len(rest) > 0 {
+		errorf(e, "", fmt.Errorf("agent takes no inputs, got %q", rest))
+		return exitUsage
+	}
+	if *out == "" && *otlpEndpoint == "" {
+		errorf(e, "", errors.New("agent: give --out DIR and/or --otlp-endpoint"))
+		return exitUsage
+	}
+	if *otlpEndpoint != "" {
+		errorf(e, "", errors.New("agent: --otlp-endpoint is not available yet (the OTLP exporter is not in this build); use --out"))
+		return exitUsage
+	}
+	cfg.MaxState = *maxState
+	level := slog.LevelInfo
+	if *verbose {
+		level = slog.LevelDebug
+	}
+	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
+	cfg.Logger = log
+	cfg.Metrics = &agent.Metrics{}
+	if *spill == "" {
+		*spill = filepath.Join(*out, ".spill")
+	}
+	var closers []*agent.Reliable
+	if *out != "" {
+		if err := os.MkdirAll(*out, 0o755); err != nil {
+			errorf(e, *out, err)
+			return exitFailure
+		}
+		r, err := agent.NewReliable(&agent.PprofDir{Dir: *out}, agent.RetryOptions{SpillDir: *spill, SpillMax: *spillMax, Logger: log, Metrics: cfg.Metrics})
+		if err != nil {
+			errorf(e, *spill, err)
+			return exitFailure
+		}
+		closers = append(closers, r)
+		cfg.Exporters = append(cfg.Exporters, r)
+	}
+	srv, err := agent.NewServer(cfg)
+	if err != nil {
+		errorf(e, "", err)
+		return exitUsage
+	}
+	if err := srv.Listen(); err != nil {
+		errorf(e, cfg.Addr, err)
+		return exitFailure
+	}
+	serveErr := srv.Serve(ctx) // returns on SIGINT/SIGTERM after flushing
+	flush, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, r := range closers {
+		r.Close(flush)
+	}
+	log.Info("exit", "metrics", cfg.Metrics.Snapshot())
+	if serveErr != nil {
+		errorf(e, "", serveErr)
+		return exitFailure
+	}
+	return exitOK
+}
