@@ -70,8 +70,10 @@ func (a *objAgg) keyed(k objKey) *objAcc {
 }
 
 // instance counts an INSTANCE DUMP.
-func (a *objAgg) instance(class uint64, trace uint32) {
-	a.class(class, trace).count++
+func (a *objAgg) instance(class uint64, trace uint32) *objAcc {
+	acc := a.class(class, trace)
+	acc.count++
+	return acc
 }
 
 // objArray counts an OBJECT ARRAY DUMP of n elements.

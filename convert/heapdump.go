@@ -27,7 +27,17 @@ type objAcc struct {
 	count    int64
 	arrBytes [2]int64
 	isArray  bool
+	// thread caches whether the class is java.lang.Thread or a subclass
+	// (threadYes/threadNo), once its class chain is known; the streaming
+	// path asks for every instance.
+	thread int8
 }
+
+const (
+	threadUnknown int8 = iota
+	threadYes
+	threadNo
+)
 
 // classDef is what a CLASS DUMP says about a class's instance layout.
 type classDef struct {
@@ -183,12 +193,12 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 		}
 		switch s.Tag {
 		case hprof.InstanceDump:
-			h.agg.instance(s.ClassID, s.TraceSerial)
+			acc := h.agg.instance(s.ClassID, s.TraceSerial)
 			if s.ClassID == h.stringCls && len(h.wantStr) > 0 && h.wantStr[s.ID] {
 				if err := h.readString(d, s, hr); err != nil {
 					return err
 				}
-			} else if _, ok := h.threadObjs[s.ID]; ok || h.isThreadClass(s.ClassID) {
+			} else if h.threadInstance(acc, s) {
 				if err := h.readThread(d, s, hr); err != nil {
 					return err
 				}
@@ -311,6 +321,28 @@ func (h *heapDump) guessOop(d *binDecoder, c *hprof.ClassRecord, hi, lo, from st
 	if ha && hb && (a-b == 4 || a-b == 8) {
 		h.oopGuess, h.oopSource = int(a-b), from
 	}
+}
+
+// threadInstance reports whether an instance may be a thread object: its
+// class is Thread or a subclass (cached on the class's counts once the
+// chain is known), or a thread root named its ID.
+func (h *heapDump) threadInstance(acc *objAcc, s *hprof.SubRecord) bool {
+	switch acc.thread {
+	case threadYes:
+		return true
+	case threadNo:
+		return false
+	}
+	if h.threadCls != 0 && h.classChainKnown(s.ClassID) {
+		if h.isThreadClass(s.ClassID) {
+			acc.thread = threadYes
+			return true
+		}
+		acc.thread = threadNo
+		return false
+	}
+	_, root := h.threadObjs[s.ID]
+	return root || h.isThreadClass(s.ClassID)
 }
 
 // isThreadClass reports whether cls is java.lang.Thread or a subclass
