@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
@@ -14,6 +16,56 @@ import (
 // (--view retained), never by default. It reads the input twice more
 // through reopen; standard input cannot be reopened, so there the view is
 // missing and a note says why.
+
+// spanObjects are the objects of one heap span, noted by the first pass
+// when the retained view is asked for: their IDs, and a bound on their
+// references (each takes an ID's bytes of the span).
+type spanObjects struct {
+	ids  []uint64
+	refs int64
+}
+
+func (o *spanObjects) add(s *hprof.SubRecord, idSize int) {
+	switch s.Tag {
+	case hprof.InstanceDump:
+		o.ids = append(o.ids, s.ID)
+		o.refs += int64(s.Length) / int64(idSize)
+	case hprof.ObjArrayDump:
+		o.ids = append(o.ids, s.ID)
+		o.refs += int64(s.Length)
+	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
+		o.ids = append(o.ids, s.ID)
+	case hprof.ClassDump:
+		o.ids = append(o.ids, s.ID)
+		o.refs += int64(len(s.Class.Statics))
+	}
+}
+
+// fileSegments are the spans of a plain file, mapped when they can be.
+type fileSegments struct {
+	f     *os.File
+	spans []heapSpan
+	mmap  bool
+}
+
+func (fs *fileSegments) Len() int                  { return len(fs.spans) }
+func (fs *fileSegments) SegmentOffset(i int) int64 { return fs.spans[i].off }
+
+func (fs *fileSegments) Body(i int, buf *[]byte, fn func(hprof.Record, []byte)) error {
+	sp := fs.spans[i]
+	if fs.mmap {
+		if body, unmap, ok := mapSpan(fs.f, sp.off, sp.n); ok {
+			defer unmap()
+			return guardFaults(func() { fn(sp.rec, body) })
+		}
+	}
+	body, err := sp.read(fs.f, buf)
+	if err != nil {
+		return err
+	}
+	fn(sp.rec, body)
+	return nil
+}
 
 // retainedProbe lets tests keep the analysis for per-object queries.
 type retainedProbe struct {
@@ -51,6 +103,17 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	}
 	if d.opts.probe != nil {
 		in.GarbageHolds = d.opts.probe.garbageHolds
+	}
+	if f, ok := d.file.(*os.File); ok && !h.streamed && len(h.objs) > 0 {
+		// The first pass noted every object of the dump's spans: fill
+		// the graph from the spans instead of reading the input twice.
+		in.Segments = &fileSegments{f: f, spans: h.allSpans[:len(h.objs)], mmap: d.mapSpans}
+		in.IDSize = d.r.IDSize()
+		for _, o := range h.objs {
+			in.IDs = append(in.IDs, o.ids)
+			in.SegmentRefs = append(in.SegmentRefs, o.refs)
+		}
+		h.objs = nil
 	}
 	for id, c := range h.classes {
 		name := d.className[id]
