@@ -37,7 +37,7 @@ func (o *spanObjects) add(s *hprof.SubRecord, idSize int) {
 		o.ids = append(o.ids, s.ID)
 	case hprof.ClassDump:
 		o.ids = append(o.ids, s.ID)
-		o.refs += int64(len(s.Class.Statics))
+		o.refs += int64(len(s.Class.Statics)) + 1 // + the loader
 	}
 }
 
@@ -121,10 +121,6 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 			name = fmt.Sprintf("unknown-class-0x%x", id)
 		}
 		in.Classes[id] = &retained.Class{Name: name, Super: c.super, Fields: c.fields, Size: d.instanceSize(h, id, oop)}
-		if name == "java.lang.Class" {
-			// Class objects are sized as java.lang.Class instances.
-			in.ClassObjectSize = in.Classes[id].Size
-		}
 	}
 	if d.opts.Progress != nil {
 		total := g.Source.Bytes
@@ -145,7 +141,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	v := res.View(g)
 	v.Time = g.Source.Time
 	sortSamples(g, v)
-	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes), class objects as java.lang.Class instances (%d bytes)",
-		h.index, d.dumps, oop, in.ClassObjectSize))
+	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
+		h.index, d.dumps, oop))
 	g.AddView(v)
 }

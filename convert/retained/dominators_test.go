@@ -57,7 +57,7 @@ func TestDominatorsBruteForce(t *testing.T) {
 			end[v] = uint32(len(edges))
 		}
 		pre := make([]uint32, n)
-		vertex, parent := dfs(roots, start, end, edges, pre, nil, nil)
+		vertex, parent := dfs(roots, start, end, edges, pre, nil, nil, nil)
 		off, preds := predecessors(vertex, roots, start, end, edges, pre, false)
 		idom := dominators(parent, off, preds)
 

@@ -73,7 +73,8 @@ type Input struct {
 	// segment, in any order.
 	IDs [][]uint64
 	// SegmentRefs bound the references of each segment: instance payload
-	// bytes / ID size + object array elements + static fields.
+	// bytes / ID size + object array elements + static fields + 1 per
+	// class (its loader).
 	SegmentRefs []int64
 	// IDSize is the dump's ID size (needed with Segments).
 	IDSize int
@@ -90,9 +91,6 @@ type Input struct {
 	ArraySize func(data int64) int64
 	// RefSize is the model's reference size, for object array data.
 	RefSize int
-	// ClassObjectSize is the size of a class object: a java.lang.Class
-	// instance in the model.
-	ClassObjectSize int64
 	// KeepIDs keeps the object ID index after the analysis, so Retained
 	// can answer per-object queries (tests; costs 8 bytes per object).
 	KeepIDs bool

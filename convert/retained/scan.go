@@ -22,13 +22,14 @@ const maxSuperChain = 256
 
 // layout is what the scanner needs of a class.
 type layout struct {
-	id      uint64
-	name    string
-	size    int64
-	payload int     // field bytes an instance of it carries
-	refs    []int32 // byte offsets of the references to follow
-	node    uint32  // dense number of its class object; noNode if none
-	skipped int64   // Reference.referent fields not followed
+	id       uint64
+	name     string
+	size     int64
+	payload  int     // field bytes an instance of it carries
+	refs     []int32 // byte offsets of the references to follow
+	node     uint32  // dense number of its class object; noNode if none
+	skipped  int64   // Reference.referent fields not followed
+	referent int32   // byte offset of the referent field not followed; -1 for none
 }
 
 const noNode = math.MaxUint32
@@ -68,6 +69,7 @@ type scanner struct {
 	end      []uint32
 	edges    []uint32
 	roots    []uint32 // root objects in dump order (may repeat)
+	weak     []uint32 // objects whose last reference is a Reference.referent
 	rootKind map[uint32]hprof.SubTag
 	filled   []bool // object seen in pass 2 (duplicates, changed input)
 
@@ -79,7 +81,7 @@ func newScanner(in Input) (*scanner, error) {
 	ids := sortedKeys(in.Classes)
 	for _, id := range ids {
 		c := in.Classes[id]
-		s.classes = append(s.classes, layout{id: id, name: c.Name, size: c.Size, node: noNode})
+		s.classes = append(s.classes, layout{id: id, name: c.Name, size: c.Size, node: noNode, referent: -1})
 	}
 	s.classIx, _ = newIDIndex(ids)
 	for i := range s.prim {
@@ -138,6 +140,7 @@ func (s *scanner) setLayouts() {
 				if f.Type == hprof.TypeObject {
 					if weak && s.in.FieldName(f.NameID) == "referent" {
 						c.skipped++
+						c.referent = int32(off)
 					} else {
 						c.refs = append(c.refs, int32(off))
 					}
@@ -279,7 +282,7 @@ func (s *scanner) count(sub *hprof.SubRecord) {
 		s.maxEdges++
 	case hprof.ClassDump:
 		s.ids = append(s.ids, sub.ID)
-		s.maxEdges += int64(len(sub.Class.Statics))
+		s.maxEdges += int64(len(sub.Class.Statics)) + 1 // + the loader
 	}
 }
 
@@ -398,7 +401,8 @@ type filler struct {
 	lastIdx  uint32
 	big      map[uint32]int64
 	roots    []rootRef
-	stats    Stats // RootRecords, Dangling, ReferentsSkipped
+	weak     []uint32 // objects whose last reference is a Reference.referent
+	stats    Stats    // RootRecords, Dangling, ReferentsSkipped
 }
 
 type rootRef struct {
@@ -421,6 +425,7 @@ func (s *scanner) merge(f *filler) {
 			s.roots = append(s.roots, r.obj)
 		}
 	}
+	s.weak = append(s.weak, f.weak...)
 	for i, z := range f.big {
 		s.big[i] = z
 	}
@@ -505,6 +510,14 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 					f.ref(uint64(binary.BigEndian.Uint32(data[off:])))
 				}
 			}
+			if c.referent >= 0 {
+				// The referent goes last; analyse follows it only to
+				// objects a strong path reaches (see weak).
+				p := f.pos
+				if f.ref(readID(data[c.referent:], I)); f.pos > p {
+					f.weak = append(f.weak, i)
+				}
+			}
 		}
 		s.end[i] = f.pos
 	case hprof.ObjArrayDump:
@@ -529,7 +542,9 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 		s.end[i] = f.pos
 	case hprof.ClassDump:
 		cls := f.classOf(sub.Class.ID)
-		i, ok := f.object(sub.Class.ID, cls|classObjFlag, s.in.ClassObjectSize)
+		// A class object weighs nothing (see Input): it retains its
+		// statics and, through the loader edge, may hold its loader.
+		i, ok := f.object(sub.Class.ID, cls|classObjFlag, 0)
 		if !ok {
 			return errf(ErrChanged, "class 0x%x at byte %d", sub.Class.ID, sub.Offset)
 		}
@@ -538,6 +553,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 				f.ref(st.Value)
 			}
 		}
+		f.ref(sub.Class.LoaderID) // the VM's Class.classLoader, which HPROF omits from the fields
 		s.end[i] = f.pos
 	default:
 		if !sub.Tag.IsRoot() {
