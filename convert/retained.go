@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
@@ -137,6 +139,14 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	}
 	if d.opts.probe != nil {
 		d.opts.probe.result = res
+	}
+	byName := map[string]int64{}
+	for id, b := range res.ByClass {
+		byName[in.Classes[id].Name] += b
+	}
+	g.RetainedByClass = make([]graph.ClassRetained, 0, len(byName))
+	for _, k := range slices.Sorted(maps.Keys(byName)) {
+		g.RetainedByClass = append(g.RetainedByClass, graph.ClassRetained{Class: k, Bytes: byName[k]})
 	}
 	v := res.View(g)
 	v.Time = g.Source.Time
