@@ -73,7 +73,7 @@ func TestRetainedColumnOracle(t *testing.T) {
 		c, b, _ := strings.Cut(r, "|")
 		got[c] = b
 	}
-	oracle := filepath.Join(dump+".oracle")
+	oracle := filepath.Join(dump + ".oracle")
 	unique := map[string]bool{}
 	for _, r := range readCSV(t, filepath.Join(oracle, "histogram-by-name.csv"))[1:] {
 		unique[r[0]] = r[3] == "1"
