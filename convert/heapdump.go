@@ -91,6 +91,11 @@ type heapDump struct {
 	// pass (plain files); they are parsed when the dump ends (scanSpans).
 	spans    []heapSpan
 	allSpans []heapSpan // kept for the thread-name passes
+	// objs are the objects of each scanned span, for the retained view
+	// (when asked); streamed is set when a record of the dump was not a
+	// span, so the retained view must read the input again.
+	objs     []spanObjects
+	streamed bool
 
 	// Reference size evidence from static fields (see oopSize).
 	oopGuess  int
@@ -166,6 +171,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 		return nil
 	}
 	hr := d.r.Heap()
+	h.streamed = h.streamed || keep
 	if !keep {
 		if err := hr.Skip(); err != nil {
 			return err

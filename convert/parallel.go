@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
 
@@ -53,6 +54,7 @@ type spanResult struct {
 	roots   []threadRoot
 	subs    [256]int64
 	err     error
+	objs    *spanObjects // for the retained view, when asked
 }
 
 // workers is how many goroutines parse segments.
@@ -72,6 +74,7 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
 	results := make([]spanResult, len(spans))
 	aggs := make([]*objAgg, d.workers())
 	next := make(chan int)
+	objs := d.opts.asks(graph.ViewRetained)
 	var wg sync.WaitGroup
 	for w := range aggs {
 		aggs[w] = d.newObjAgg()
@@ -86,7 +89,7 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
 				sp := spans[i]
 				if f, ok := d.file.(*os.File); ok && d.mapSpans {
 					if body, unmap, ok := mapSpan(f, sp.off, sp.n); ok {
-						err := guardFaults(func() { results[i] = scanSpan(sp.rec, body, d.r.IDSize(), agg) })
+						err := guardFaults(func() { results[i] = scanSpan(sp.rec, body, d.r.IDSize(), agg, objs) })
 						unmap()
 						if err != nil {
 							results[i] = spanResult{err: err}
@@ -99,7 +102,7 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
 					results[i].err = err
 					continue
 				}
-				results[i] = scanSpan(sp.rec, body, d.r.IDSize(), agg)
+				results[i] = scanSpan(sp.rec, body, d.r.IDSize(), agg, objs)
 			}
 		}(aggs[w])
 	}
@@ -127,6 +130,9 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
 			h.classDump(d, &res.classes[c])
 		}
 		h.threadRoots = append(h.threadRoots, res.roots...)
+		if res.objs != nil {
+			h.objs = append(h.objs, *res.objs)
+		}
 		for tag, n := range res.subs {
 			h.subs[tag] += n
 		}
@@ -142,9 +148,13 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
 	return nil
 }
 
-// scanSpan counts the sub-records of one span into agg.
-func scanSpan(rec hprof.Record, body []byte, idSize int, agg *objAgg) (res spanResult) {
+// scanSpan counts the sub-records of one span into agg; with objs, it
+// also notes the span's objects for the retained view.
+func scanSpan(rec hprof.Record, body []byte, idSize int, agg *objAgg, objs bool) (res spanResult) {
 	hb := hprof.NewHeapBytes(body, rec, idSize)
+	if objs {
+		res.objs = &spanObjects{}
+	}
 	for {
 		s, _, err := hb.Next()
 		if err == io.EOF {
@@ -155,6 +165,9 @@ func scanSpan(rec hprof.Record, body []byte, idSize int, agg *objAgg) (res spanR
 			return res
 		}
 		res.subs[s.Tag]++
+		if res.objs != nil {
+			res.objs.add(s, idSize)
+		}
 		switch s.Tag {
 		case hprof.InstanceDump:
 			agg.instance(s.ClassID, s.TraceSerial)

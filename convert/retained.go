@@ -4,8 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
+	"os"
 	"slices"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
@@ -14,6 +18,56 @@ import (
 // (--view retained), never by default. It reads the input twice more
 // through reopen; standard input cannot be reopened, so there the view is
 // missing and a note says why.
+
+// spanObjects are the objects of one heap span, noted by the first pass
+// when the retained view is asked for: their IDs, and a bound on their
+// references (each takes an ID's bytes of the span).
+type spanObjects struct {
+	ids  []uint64
+	refs int64
+}
+
+func (o *spanObjects) add(s *hprof.SubRecord, idSize int) {
+	switch s.Tag {
+	case hprof.InstanceDump:
+		o.ids = append(o.ids, s.ID)
+		o.refs += int64(s.Length) / int64(idSize)
+	case hprof.ObjArrayDump:
+		o.ids = append(o.ids, s.ID)
+		o.refs += int64(s.Length)
+	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
+		o.ids = append(o.ids, s.ID)
+	case hprof.ClassDump:
+		o.ids = append(o.ids, s.ID)
+		o.refs += int64(len(s.Class.Statics)) + 1 // + the loader
+	}
+}
+
+// fileSegments are the spans of a plain file, mapped when they can be.
+type fileSegments struct {
+	f     *os.File
+	spans []heapSpan
+	mmap  bool
+}
+
+func (fs *fileSegments) Len() int                  { return len(fs.spans) }
+func (fs *fileSegments) SegmentOffset(i int) int64 { return fs.spans[i].off }
+
+func (fs *fileSegments) Body(i int, buf *[]byte, fn func(hprof.Record, []byte)) error {
+	sp := fs.spans[i]
+	if fs.mmap {
+		if body, unmap, ok := mapSpan(fs.f, sp.off, sp.n); ok {
+			defer unmap()
+			return guardFaults(func() { fn(sp.rec, body) })
+		}
+	}
+	body, err := sp.read(fs.f, buf)
+	if err != nil {
+		return err
+	}
+	fn(sp.rec, body)
+	return nil
+}
 
 // retainedProbe lets tests keep the analysis for per-object queries.
 type retainedProbe struct {
@@ -52,16 +106,23 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if d.opts.probe != nil {
 		in.GarbageHolds = d.opts.probe.garbageHolds
 	}
+	if f, ok := d.file.(*os.File); ok && !h.streamed && len(h.objs) > 0 {
+		// The first pass noted every object of the dump's spans: fill
+		// the graph from the spans instead of reading the input twice.
+		in.Segments = &fileSegments{f: f, spans: h.allSpans[:len(h.objs)], mmap: d.mapSpans}
+		in.IDSize = d.r.IDSize()
+		for _, o := range h.objs {
+			in.IDs = append(in.IDs, o.ids)
+			in.SegmentRefs = append(in.SegmentRefs, o.refs)
+		}
+		h.objs = nil
+	}
 	for id, c := range h.classes {
 		name := d.className[id]
 		if name == "" {
 			name = fmt.Sprintf("unknown-class-0x%x", id)
 		}
 		in.Classes[id] = &retained.Class{Name: name, Super: c.super, Fields: c.fields, Size: d.instanceSize(h, id, oop)}
-		if name == "java.lang.Class" {
-			// Class objects are sized as java.lang.Class instances.
-			in.ClassObjectSize = in.Classes[id].Size
-		}
 	}
 	if d.opts.Progress != nil {
 		total := g.Source.Bytes
@@ -79,10 +140,18 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if d.opts.probe != nil {
 		d.opts.probe.result = res
 	}
+	byName := map[string]int64{}
+	for id, b := range res.ByClass {
+		byName[in.Classes[id].Name] += b
+	}
+	g.RetainedByClass = make([]graph.ClassRetained, 0, len(byName))
+	for _, k := range slices.Sorted(maps.Keys(byName)) {
+		g.RetainedByClass = append(g.RetainedByClass, graph.ClassRetained{Class: k, Bytes: byName[k]})
+	}
 	v := res.View(g)
 	v.Time = g.Source.Time
 	sortSamples(g, v)
-	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes), class objects as java.lang.Class instances (%d bytes)",
-		h.index, d.dumps, oop, in.ClassObjectSize))
+	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
+		h.index, d.dumps, oop))
 	g.AddView(v)
 }

@@ -362,6 +362,14 @@ func (w *Writer) addClasses(j *job) error {
 		}
 		return classes[i] < classes[j]
 	})
+	// Retained bytes by class name, when the retained view was computed.
+	var retained map[string]int64
+	if g.RetainedByClass != nil {
+		retained = make(map[string]int64, len(g.RetainedByClass))
+		for _, c := range g.RetainedByClass {
+			retained[c.Class] += c.Bytes
+		}
+	}
 	t := w.tables[TableClasses]
 	for _, k := range classes {
 		r := t.row()
@@ -369,6 +377,7 @@ func (w *Writer) addClasses(j *job) error {
 		r.str(k)
 		r.i64(by[k].n)
 		r.i64(by[k].bytes)
+		r.optI64(retained[k], retained != nil)
 		if err := r.end(); err != nil {
 			return err
 		}

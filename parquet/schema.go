@@ -147,6 +147,7 @@ func schemaOf(table string) *arrow.Schema {
 			req("class", tString),
 			req("instances", tInt64),
 			req("shallow_bytes", tInt64),
+			opt("retained_bytes", tInt64),
 		}
 	default:
 		return nil

@@ -205,6 +205,10 @@ type Graph struct {
 	Stacks  []Stack // Stacks[0] is the empty stack
 	Threads []Thread
 	Views   []*View
+	// RetainedByClass, sorted by class, is set when the retained view
+	// was computed (nil otherwise): per-class totals for emitters that
+	// tabulate classes.
+	RetainedByClass []ClassRetained
 
 	// Soft counts inconsistencies that did not stop decoding, by kind:
 	// "trace names missing frame", "site names missing class", …

@@ -14,3 +14,12 @@ func NewRetainedView() *View {
 		PeriodType:        ValueType{"space", "bytes"},
 	}
 }
+
+// ClassRetained is the retained size of the objects of one class name:
+// for each class of that name, the retained sizes of its reachable
+// objects that no object of the same class dominates, summed (so a
+// chain of one class counts once). Filled with the retained view.
+type ClassRetained struct {
+	Class string // Java name, as the class label of the heap view
+	Bytes int64
+}

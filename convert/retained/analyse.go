@@ -3,6 +3,8 @@ package retained
 import (
 	"context"
 	"runtime/debug"
+	"slices"
+	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
@@ -19,12 +21,14 @@ func (s *scanner) shallow(v uint32) int64 {
 // class-level paths, freeing each array as soon as it is done with.
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	n := len(s.size)
+	allowed := s.strongReach()
 	pre := make([]uint32, n)
-	vertex, parent := dfs(s.roots, s.start, s.end, s.edges, pre, nil, nil)
+	vertex, parent := dfs(s.roots, s.start, s.end, s.edges, pre, nil, nil, allowed)
 	if extra := s.classRoots(vertex, pre); len(extra) > 0 {
-		vertex, parent = dfs(extra, s.start, s.end, s.edges, pre, vertex, parent)
+		vertex, parent = dfs(extra, s.start, s.end, s.edges, pre, vertex, parent, allowed)
 		s.roots = append(s.roots, extra...)
 	}
+	allowed = nil
 	m := len(vertex)
 	off, preds := predecessors(vertex, s.roots, s.start, s.end, s.edges, pre, s.in.GarbageHolds)
 	s.start, s.end, s.edges = nil, nil, nil
@@ -58,13 +62,20 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	s.size, s.cls, s.big = nil, nil, nil
 
 	res := &Result{Stats: *st, maxDepth: s.in.MaxDepth}
-	res.Paths, res.ClassNames, res.RootKinds = s.paths(vertex, idom, cls, ret)
-
+	// The class-level paths need the shallow sizes, the retained sizes
+	// and their per-class totals sum them up the tree: both at once.
+	shallow := slices.Clone(ret)
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		res.Paths, res.ClassNames, res.RootKinds = s.paths(vertex, idom, cls, shallow)
+	})
 	// Retained sizes: children after parents in DFS order (idom[a] < a).
 	for a := m - 1; a >= 1; a-- {
 		ret[idom[a]] += ret[a]
 	}
 	res.ByClass = s.byClass(idom, cls, ret)
+	wg.Wait()
+	shallow = nil
 	if s.in.KeepIDs {
 		res.ids = s.ix
 		res.retained = make([]int64, n)
@@ -77,6 +88,43 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	}
 	s.ix = nil
 	return res, nil
+}
+
+// strongReach marks the objects a strong path reaches (referents not
+// followed), when some Reference has a referent; nil when none has. The
+// dominator tree is then that of the graph with referents (the oracle
+// counts a Reference as one more holder of its referent) restricted to
+// these objects: a referent keeps no object alive, but sharing one
+// with a Reference makes it no one's alone.
+func (s *scanner) strongReach() []bool {
+	if len(s.weak) == 0 {
+		return nil
+	}
+	slices.Sort(s.weak)
+	weak := slices.Compact(s.weak)
+	s.weak = nil
+	for _, v := range weak {
+		s.end[v]--
+	}
+	seen := make([]bool, len(s.size))
+	reach(s.roots, s.start, s.end, s.edges, seen)
+	used := make([]bool, len(s.classes))
+	for v, ok := range seen {
+		if c := s.cls[v]; ok && c&classObjFlag == 0 {
+			used[c] = true
+		}
+	}
+	var extra []uint32
+	for i, c := range s.classes {
+		if used[i] && c.node != noNode && !seen[c.node] {
+			extra = append(extra, c.node)
+		}
+	}
+	reach(extra, s.start, s.end, s.edges, seen)
+	for _, v := range weak {
+		s.end[v]++
+	}
+	return seen
 }
 
 // classRoots are the class objects not reached from the GC roots whose
@@ -138,14 +186,22 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 
 	paths := []Path{{Parent: -1, Class: -1}}
 	child := map[uint64]int32{}
+	// The child of each path node last asked for: siblings in DFS order
+	// are mostly of one class, so this spares most map lookups.
+	lastClass, lastChild := []int32{-1}, []int32{0}
 	node := func(parent int32, class int32) int32 {
-		k := uint64(uint32(parent))<<32 | uint64(uint32(class))
-		if i, ok := child[k]; ok {
-			return i
+		if lastClass[parent] == class {
+			return lastChild[parent]
 		}
-		i := int32(len(paths))
-		paths = append(paths, Path{Parent: parent, Class: class, Depth: paths[parent].Depth + 1, MaxRun: 1})
-		child[k] = i
+		k := uint64(uint32(parent))<<32 | uint64(uint32(class))
+		i, ok := child[k]
+		if !ok {
+			i = int32(len(paths))
+			paths = append(paths, Path{Parent: parent, Class: class, Depth: paths[parent].Depth + 1, MaxRun: 1})
+			lastClass, lastChild = append(lastClass, -1), append(lastChild, 0)
+			child[k] = i
+		}
+		lastClass[parent], lastChild[parent] = class, i
 		return i
 	}
 	at := make([]int32, m)   // path node by DFS number

@@ -5,7 +5,11 @@ package retained
 // 1..m. It returns vertex (number → object) and parent (number → number
 // of the DFS tree parent), fills pre (object → number, 0 = unreached),
 // and rewrites the edges of reached objects to target numbers.
-func dfs(roots []uint32, start, end, edges, pre, vertex, parent []uint32) ([]uint32, []uint32) {
+//
+// With allowed, only objects it marks are entered; an edge to another
+// object is rewritten to 0 (the virtual root, whose predecessors no one
+// reads).
+func dfs(roots []uint32, start, end, edges, pre, vertex, parent []uint32, allowed []bool) ([]uint32, []uint32) {
 	n := len(pre)
 	if vertex == nil {
 		// Capacity for every object; pages never reached are never touched.
@@ -34,6 +38,10 @@ func dfs(roots []uint32, start, end, edges, pre, vertex, parent []uint32) ([]uin
 			}
 			stack[top].k = k + 1
 			w := edges[k]
+			if allowed != nil && !allowed[w] {
+				edges[k] = 0
+				continue
+			}
 			if pre[w] == 0 {
 				visit(w, pre[v])
 			}
@@ -41,6 +49,28 @@ func dfs(roots []uint32, start, end, edges, pre, vertex, parent []uint32) ([]uin
 		}
 	}
 	return vertex, parent
+}
+
+// reach marks in seen what the roots reach, without changing the graph.
+func reach(roots, start, end, edges []uint32, seen []bool) {
+	var stack []uint32
+	for _, r := range roots {
+		if seen[r] {
+			continue
+		}
+		seen[r] = true
+		stack = append(stack[:0], r)
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			for _, w := range edges[start[v]:end[v]] {
+				if !seen[w] {
+					seen[w] = true
+					stack = append(stack, w)
+				}
+			}
+		}
+	}
 }
 
 // predecessors builds the reverse graph in DFS numbers: the predecessors
@@ -114,16 +144,19 @@ func dominators(parent, off, preds []uint32) (idom []uint32) {
 	idom = make([]uint32, m)
 	copy(idom, parent)
 	semi := make([]uint32, m)
-	label := make([]uint32, m)
+	// best[v] is the smallest semidominator on v's compressed path: the
+	// semi of the "label" vertex of Lengauer–Tarjan, kept by value so an
+	// evaluation reads one array less.
+	best := make([]uint32, m)
 	for a := range semi {
 		semi[a] = uint32(a)
-		label[a] = uint32(a)
+		best[a] = uint32(a)
 	}
 	anc := parent
 	var stack []uint32
 	eval := func(v, last uint32) uint32 {
 		if anc[v] < last {
-			return label[v]
+			return best[v]
 		}
 		stack = stack[:0]
 		for {
@@ -134,29 +167,31 @@ func dominators(parent, off, preds []uint32) (idom []uint32) {
 			}
 		}
 		p := v
-		pl := label[p]
+		pb := best[p]
 		for len(stack) > 0 {
 			v = stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
 			anc[v] = anc[p]
-			if vl := label[v]; semi[pl] < semi[vl] {
-				label[v] = pl
+			if vb := best[v]; pb < vb {
+				best[v] = pb
 			} else {
-				pl = vl
+				pb = vb
 			}
 			p = v
 		}
-		return label[v]
+		return best[v]
 	}
 	for w := m - 1; w >= 1; w-- {
 		s := anc[w] // the DFS parent: not compressed yet
 		for _, v := range preds[off[w]:off[w+1]] {
-			if u := semi[eval(v, uint32(w)+1)]; u < s {
+			if u := eval(v, uint32(w)+1); u < s {
 				s = u
 			}
 		}
 		semi[w] = s
+		best[w] = s
 	}
+	best = nil
 	for w := 1; w < m; w++ {
 		c := idom[w]
 		for c > semi[w] {

@@ -57,7 +57,7 @@ func TestDominatorsBruteForce(t *testing.T) {
 			end[v] = uint32(len(edges))
 		}
 		pre := make([]uint32, n)
-		vertex, parent := dfs(roots, start, end, edges, pre, nil, nil)
+		vertex, parent := dfs(roots, start, end, edges, pre, nil, nil, nil)
 		off, preds := predecessors(vertex, roots, start, end, edges, pre, false)
 		idom := dominators(parent, off, preds)
 
@@ -138,6 +138,60 @@ func TestIDIndex(t *testing.T) {
 		}
 		if _, ok := x.lookup(0); ok && !slices.Contains(want, 0) {
 			t.Fatal("found 0")
+		}
+	}
+}
+
+// TestObjectIndex checks both forms of newObjectIndex against a sort:
+// packed IDs (dense form) and IDs spread over a huge range (sparse).
+func TestObjectIndex(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for iter := 0; iter < 200; iter++ {
+		n := rng.IntN(3000)
+		spread := iter%4 == 3
+		var chunks [][]uint64
+		var all []uint64
+		base := uint64(rng.IntN(1<<40)) &^ 7
+		for i := 0; i < n; i++ {
+			if i%97 == 0 {
+				chunks = append(chunks, nil)
+			}
+			step := 16 + uint64(rng.IntN(8))*8
+			if spread {
+				step = uint64(rng.IntN(1 << 30))
+			}
+			base += step
+			id := base
+			if rng.IntN(40) == 0 && len(all) > 0 {
+				id = all[rng.IntN(len(all))] // a duplicate, out of order
+			}
+			chunks[len(chunks)-1] = append(chunks[len(chunks)-1], id)
+			all = append(all, id)
+		}
+		want := slices.Clone(all)
+		slices.Sort(want)
+		want = slices.Compact(want)
+		x, dups := newObjectIndex(chunks)
+		if dups != len(all)-len(want) || x.len() != len(want) {
+			t.Fatalf("iter %d: %d duplicates, %d IDs; want %d, %d", iter, dups, x.len(), len(all)-len(want), len(want))
+		}
+		if !spread && n > 100 && x.words == nil {
+			t.Fatalf("iter %d: packed IDs not in the dense form", iter)
+		}
+		for i, id := range want {
+			if got, ok := x.lookup(id); !ok || int(got) != i {
+				t.Fatalf("iter %d: lookup(0x%x) = %d %v, want %d", iter, id, got, ok, i)
+			}
+			for _, miss := range []uint64{id + 1, id + 8, id - 8, id + 1<<20} {
+				if _, ok := x.lookup(miss); ok && !slices.Contains(want, miss) {
+					t.Fatalf("iter %d: lookup(0x%x) found a missing ID", iter, miss)
+				}
+			}
+		}
+		for _, miss := range []uint64{0, ^uint64(0)} {
+			if _, ok := x.lookup(miss); ok && !slices.Contains(want, miss) {
+				t.Fatalf("iter %d: found 0x%x", iter, miss)
+			}
 		}
 	}
 }

@@ -62,8 +62,22 @@ type Class struct {
 // Input describes one heap dump to analyse.
 type Input struct {
 	// Open opens the input from its start (decompressed). It is called
-	// twice.
+	// twice, unless Segments is set.
 	Open func() (io.ReadCloser, error)
+	// Segments, when set, are the heap records of the dump in memory (a
+	// mapped plain file), and IDs and SegmentRefs what the caller's own
+	// pass over them found: then the graph is filled from the segments,
+	// several at a time, and Open is not used.
+	Segments Segments
+	// IDs are the object IDs (instances, arrays, class objects) of each
+	// segment, in any order.
+	IDs [][]uint64
+	// SegmentRefs bound the references of each segment: instance payload
+	// bytes / ID size + object array elements + static fields + 1 per
+	// class (its loader).
+	SegmentRefs []int64
+	// IDSize is the dump's ID size (needed with Segments).
+	IDSize int
 	// Dump is the 1-based index of the heap dump to read, counted as the
 	// converter counts them (a HEAP DUMP record, or HEAP DUMP SEGMENTs up
 	// to HEAP DUMP END).
@@ -77,9 +91,6 @@ type Input struct {
 	ArraySize func(data int64) int64
 	// RefSize is the model's reference size, for object array data.
 	RefSize int
-	// ClassObjectSize is the size of a class object: a java.lang.Class
-	// instance in the model.
-	ClassObjectSize int64
 	// KeepIDs keeps the object ID index after the analysis, so Retained
 	// can answer per-object queries (tests; costs 8 bytes per object).
 	KeepIDs bool
@@ -94,6 +105,19 @@ type Input struct {
 	// Progress, when set, is called now and then with the input bytes
 	// read by the current pass and the pass number (1 or 2).
 	Progress func(pass int, done int64)
+}
+
+// Segments are heap dump records held in memory.
+type Segments interface {
+	// Len is the number of segments.
+	Len() int
+	// Body calls fn with segment i: its record and its body (the bytes
+	// the input holds, fewer than the record's length when the input
+	// ends inside it). body is valid only during fn. buf is a buffer the
+	// caller keeps per goroutine, for when the body must be copied.
+	Body(i int, buf *[]byte, fn func(rec hprof.Record, body []byte)) error
+	// SegmentOffset is the input offset of segment i, for progress.
+	SegmentOffset(i int) int64
 }
 
 // DefaultMaxDepth is the default cap on class frames per stack (after
@@ -175,7 +199,7 @@ func (r *Result) Retained(id uint64) (int64, bool) {
 // Compute reads the dump twice through in.Open and computes the
 // dominator tree and the class-level paths.
 func Compute(ctx context.Context, in Input) (*Result, error) {
-	if in.Open == nil {
+	if in.Open == nil && in.Segments == nil {
 		return nil, errors.New("retained: the input cannot be read again (standard input?)")
 	}
 	if in.MaxDepth <= 0 {
@@ -185,14 +209,31 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := s.pass(ctx, 1); err != nil {
-		return nil, err
-	}
-	if err := s.index(); err != nil {
-		return nil, err
-	}
-	if err := s.pass(ctx, 2); err != nil {
-		return nil, err
+	if in.Segments != nil {
+		if in.Segments.Len() != len(in.IDs) || len(in.IDs) != len(in.SegmentRefs) {
+			return nil, errors.New("retained: segments, IDs and reference bounds differ in number")
+		}
+		s.idSize = in.IDSize
+		s.setLayouts()
+		for _, r := range in.SegmentRefs {
+			s.maxEdges += r
+		}
+		if err := s.index(in.IDs); err != nil {
+			return nil, err
+		}
+		if err := s.segments(ctx); err != nil {
+			return nil, err
+		}
+	} else {
+		if err := s.pass(ctx, 1); err != nil {
+			return nil, err
+		}
+		if err := s.index([][]uint64{s.ids}); err != nil {
+			return nil, err
+		}
+		if err := s.pass(ctx, 2); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.finishGraph(); err != nil {
 		return nil, err

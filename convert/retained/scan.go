@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
+	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
@@ -20,13 +22,14 @@ const maxSuperChain = 256
 
 // layout is what the scanner needs of a class.
 type layout struct {
-	id      uint64
-	name    string
-	size    int64
-	payload int     // field bytes an instance of it carries
-	refs    []int32 // byte offsets of the references to follow
-	node    uint32  // dense number of its class object; noNode if none
-	skipped int64   // Reference.referent fields not followed
+	id       uint64
+	name     string
+	size     int64
+	payload  int     // field bytes an instance of it carries
+	refs     []int32 // byte offsets of the references to follow
+	node     uint32  // dense number of its class object; noNode if none
+	skipped  int64   // Reference.referent fields not followed
+	referent int32   // byte offset of the referent field not followed; -1 for none
 }
 
 const noNode = math.MaxUint32
@@ -50,7 +53,7 @@ type scanner struct {
 	classIx *idIndex    // class object ID → class number (classes are sorted by ID)
 	prim    [256]uint32 // element type → class number of its array class
 	unknown uint32      // class number for objects of unknown class
-	lastCls uint64      // one-entry cache for classOf
+	lastCls uint64      // one-entry cache for classOf (pass 1)
 	lastIdx uint32
 
 	// Pass 1.
@@ -66,6 +69,7 @@ type scanner struct {
 	end      []uint32
 	edges    []uint32
 	roots    []uint32 // root objects in dump order (may repeat)
+	weak     []uint32 // objects whose last reference is a Reference.referent
 	rootKind map[uint32]hprof.SubTag
 	filled   []bool // object seen in pass 2 (duplicates, changed input)
 
@@ -77,7 +81,7 @@ func newScanner(in Input) (*scanner, error) {
 	ids := sortedKeys(in.Classes)
 	for _, id := range ids {
 		c := in.Classes[id]
-		s.classes = append(s.classes, layout{id: id, name: c.Name, size: c.Size, node: noNode})
+		s.classes = append(s.classes, layout{id: id, name: c.Name, size: c.Size, node: noNode, referent: -1})
 	}
 	s.classIx, _ = newIDIndex(ids)
 	for i := range s.prim {
@@ -136,6 +140,7 @@ func (s *scanner) setLayouts() {
 				if f.Type == hprof.TypeObject {
 					if weak && s.in.FieldName(f.NameID) == "referent" {
 						c.skipped++
+						c.referent = int32(off)
 					} else {
 						c.refs = append(c.refs, int32(off))
 					}
@@ -178,6 +183,8 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 	} else if r.IDSize() != s.idSize {
 		return errf(ErrChanged, "ID size %d, was %d", r.IDSize(), s.idSize)
 	}
+	s.edges = s.edges[:cap(s.edges)]
+	f := s.newFiller(0, uint32(len(s.edges)))
 	s.lastCls, s.lastIdx = 0, s.unknown
 	dumps, inDump, found := 0, false, false
 	var next int64
@@ -237,7 +244,15 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 			}
 			if pass == 1 {
 				s.count(sub)
-			} else if err := s.fill(sub, hr); err != nil {
+				continue
+			}
+			var data []byte
+			if sub.Tag == hprof.InstanceDump || sub.Tag == hprof.ObjArrayDump {
+				if data, err = hr.Payload(); err != nil {
+					goto done
+				}
+			}
+			if err := f.fill(sub, data); err != nil {
 				goto done
 			}
 		}
@@ -245,6 +260,10 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 done:
 	if !found {
 		return errf(ErrNoDump, "heap dump %d not found", s.in.Dump)
+	}
+	if pass == 2 {
+		s.edges = s.edges[:f.pos]
+		s.merge(f)
 	}
 	return nil
 }
@@ -263,23 +282,29 @@ func (s *scanner) count(sub *hprof.SubRecord) {
 		s.maxEdges++
 	case hprof.ClassDump:
 		s.ids = append(s.ids, sub.ID)
-		s.maxEdges += int64(len(sub.Class.Statics))
+		s.maxEdges += int64(len(sub.Class.Statics)) + 1 // + the loader
 	}
 }
 
-// index sorts the IDs of pass 1 and sizes the arrays of pass 2.
-func (s *scanner) index() error {
-	if len(s.ids) >= classObjFlag {
-		return errf(ErrTooLarge, "%d objects", len(s.ids))
+// index indexes the object IDs of the first pass (s.ids, or the
+// caller's Input.IDs) and sizes the arrays of pass 2; the reference
+// array gets room for s.maxEdges references.
+func (s *scanner) index(chunks [][]uint64) error {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	if n >= classObjFlag {
+		return errf(ErrTooLarge, "%d objects", n)
 	}
 	if s.maxEdges >= math.MaxUint32 {
 		return errf(ErrTooLarge, "up to %d references", s.maxEdges)
 	}
-	ix, dups := newIDIndex(s.ids)
+	ix, dups := newObjectIndex(chunks)
 	s.ids = nil
 	s.ix = ix
 	s.stats.Duplicates = dups
-	n := len(ix.ids)
+	n = ix.len()
 	s.stats.Objects = n
 	s.size = make([]uint32, n)
 	s.cls = make([]uint32, n)
@@ -299,8 +324,133 @@ func (s *scanner) index() error {
 	return nil
 }
 
-// object starts object id in pass 2 and returns its number.
-func (s *scanner) object(id uint64, cls uint32, size int64) (uint32, bool) {
+// segments is pass 2 over in-memory segments (Input.Segments), several
+// at a time. Segment i writes its references to edges[base[i]:base[i+1]]
+// (Input.SegmentRefs bounds them), so workers need no coordination; the
+// gaps between segments are never touched. Roots and counts are merged
+// in segment order, so the result is that of a sequential pass.
+func (s *scanner) segments(ctx context.Context) error {
+	segs := s.in.Segments
+	ns := segs.Len()
+	base := make([]uint32, ns+1)
+	for i := range ns {
+		base[i+1] = base[i] + uint32(s.in.SegmentRefs[i])
+	}
+	s.edges = s.edges[:base[ns]]
+	fillers := make([]*filler, ns)
+	workers := max(1, min(runtime.GOMAXPROCS(0), ns))
+	if s.stats.Duplicates > 0 {
+		workers = 1 // the last record of an ID wins: keep the file's order
+	}
+	next := make(chan int)
+	errs := make([]error, ns)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var buf []byte
+			for i := range next {
+				f := s.newFiller(base[i], base[i+1])
+				fillers[i] = f
+				errs[i] = segs.Body(i, &buf, func(rec hprof.Record, body []byte) {
+					hb := hprof.NewHeapBytes(body, rec, s.idSize)
+					for {
+						sub, data, err := hb.Next()
+						if err != nil || f.fill(sub, data) != nil {
+							return // damaged: keep what was read, as the converter does
+						}
+					}
+				})
+			}
+		}()
+	}
+	var err error
+	for i := range ns {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- i
+		if s.in.Progress != nil && i%16 == 0 {
+			s.in.Progress(2, s.in.Segments.SegmentOffset(i))
+		}
+	}
+	close(next)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	for i, f := range fillers {
+		if errs[i] != nil {
+			return errs[i]
+		}
+		s.merge(f)
+	}
+	return nil
+}
+
+// filler fills the graph from the sub-records of one segment (or of the
+// whole dump when streaming). Several fillers may run at once: each
+// writes only its objects' entries and its own part of the reference
+// array.
+type filler struct {
+	s        *scanner
+	first    uint32 // start of this filler's part of s.edges
+	pos, lim uint32 // next free and end of this filler's part of s.edges
+	lastCls  uint64 // one-entry cache for classOf
+	lastIdx  uint32
+	big      map[uint32]int64
+	roots    []rootRef
+	weak     []uint32 // objects whose last reference is a Reference.referent
+	stats    Stats    // RootRecords, Dangling, ReferentsSkipped
+}
+
+type rootRef struct {
+	obj  uint32
+	kind hprof.SubTag
+}
+
+func (s *scanner) newFiller(pos, lim uint32) *filler {
+	return &filler{s: s, first: pos, pos: pos, lim: lim, lastIdx: s.unknown}
+}
+
+// merge adds what a filler found, in the order fillers are merged.
+func (s *scanner) merge(f *filler) {
+	if f == nil {
+		return
+	}
+	for _, r := range f.roots {
+		if _, dup := s.rootKind[r.obj]; !dup {
+			s.rootKind[r.obj] = r.kind
+			s.roots = append(s.roots, r.obj)
+		}
+	}
+	s.weak = append(s.weak, f.weak...)
+	for i, z := range f.big {
+		s.big[i] = z
+	}
+	s.stats.References += int64(f.pos - f.first)
+	s.stats.RootRecords += f.stats.RootRecords
+	s.stats.Dangling += f.stats.Dangling
+	s.stats.ReferentsSkipped += f.stats.ReferentsSkipped
+}
+
+// classOf returns the class number of a class object ID.
+func (f *filler) classOf(id uint64) uint32 {
+	if id == f.lastCls {
+		return f.lastIdx
+	}
+	i, ok := f.s.classIx.lookup(id)
+	if !ok {
+		i = f.s.unknown
+	}
+	f.lastCls, f.lastIdx = id, i
+	return i
+}
+
+// object starts object id and returns its number.
+func (f *filler) object(id uint64, cls uint32, size int64) (uint32, bool) {
+	s := f.s
 	i, ok := s.ix.lookup(id)
 	if !ok {
 		return 0, false
@@ -308,113 +458,116 @@ func (s *scanner) object(id uint64, cls uint32, size int64) (uint32, bool) {
 	s.filled[i] = true
 	s.cls[i] = cls
 	if size > math.MaxUint32-1 {
-		s.big[i] = size
+		if f.big == nil {
+			f.big = map[uint32]int64{}
+		}
+		f.big[i] = size
 		size = math.MaxUint32
 	}
 	s.size[i] = uint32(size)
-	s.start[i] = uint32(len(s.edges))
+	s.start[i] = f.pos
 	return i, true
 }
 
 // ref adds a reference to the object with this ID.
-func (s *scanner) ref(id uint64) {
+func (f *filler) ref(id uint64) {
 	if id == 0 {
 		return
 	}
-	j, ok := s.ix.lookup(id)
+	j, ok := f.s.ix.lookup(id)
 	if !ok {
-		s.stats.Dangling++
+		f.stats.Dangling++
 		return
 	}
-	if len(s.edges) == cap(s.edges) {
-		return // more than pass 1 counted: the input changed; checked later
+	if f.pos == f.lim {
+		return // more than the first pass counted: the input changed; checked later
 	}
-	s.edges = append(s.edges, j)
+	f.s.edges[f.pos] = j
+	f.pos++
 }
 
-// fill is pass 2: one sub-record into the graph.
-func (s *scanner) fill(sub *hprof.SubRecord, hr *hprof.HeapReader) error {
+// fill is pass 2: one sub-record into the graph. data is the payload of
+// an instance or object array.
+func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
+	s := f.s
 	I := s.idSize
 	switch sub.Tag {
 	case hprof.InstanceDump:
-		cls := s.classOf(sub.ClassID)
+		cls := f.classOf(sub.ClassID)
 		c := &s.classes[cls]
-		i, ok := s.object(sub.ID, cls, c.size)
+		i, ok := f.object(sub.ID, cls, c.size)
 		if !ok {
 			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
 		}
-		s.stats.ReferentsSkipped += c.skipped
-		if len(c.refs) > 0 {
-			data, err := hr.Payload()
-			if err != nil {
-				return err
-			}
-			if len(data) < c.payload {
-				data = nil // the hprof agent writes no field values
-			}
-			for _, off := range c.refs {
-				if data == nil {
-					break
+		f.stats.ReferentsSkipped += c.skipped
+		if len(data) >= c.payload { // the hprof agent writes no field values
+			if I == 8 {
+				for _, off := range c.refs {
+					f.ref(binary.BigEndian.Uint64(data[off:]))
 				}
-				s.ref(readID(data[off:], I))
+			} else {
+				for _, off := range c.refs {
+					f.ref(uint64(binary.BigEndian.Uint32(data[off:])))
+				}
+			}
+			if c.referent >= 0 {
+				// The referent goes last; analyse follows it only to
+				// objects a strong path reaches (see weak).
+				p := f.pos
+				if f.ref(readID(data[c.referent:], I)); f.pos > p {
+					f.weak = append(f.weak, i)
+				}
 			}
 		}
-		s.end[i] = uint32(len(s.edges))
+		s.end[i] = f.pos
 	case hprof.ObjArrayDump:
-		cls := s.classOf(sub.ClassID)
-		i, ok := s.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(s.in.RefSize)))
+		cls := f.classOf(sub.ClassID)
+		i, ok := f.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(s.in.RefSize)))
 		if !ok {
 			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
 		}
-		if sub.Length > 0 {
-			data, err := hr.Payload()
-			if err != nil {
-				return err
-			}
-			for k := 0; k+I <= len(data); k += I {
-				s.ref(readID(data[k:], I))
-			}
+		for k := 0; k+I <= len(data); k += I {
+			f.ref(readID(data[k:], I))
 		}
-		s.end[i] = uint32(len(s.edges))
+		s.end[i] = f.pos
 	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
 		cls := s.prim[sub.ElemType]
 		if cls == noNode {
 			cls = s.unknown
 		}
-		i, ok := s.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(sub.ElemType.Size(I))))
+		i, ok := f.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(sub.ElemType.Size(I))))
 		if !ok {
 			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
 		}
-		s.end[i] = uint32(len(s.edges))
+		s.end[i] = f.pos
 	case hprof.ClassDump:
-		cls := s.classOf(sub.Class.ID)
-		i, ok := s.object(sub.Class.ID, cls|classObjFlag, s.in.ClassObjectSize)
+		cls := f.classOf(sub.Class.ID)
+		// A class object weighs nothing (see Input): it retains its
+		// statics and, through the loader edge, may hold its loader.
+		i, ok := f.object(sub.Class.ID, cls|classObjFlag, 0)
 		if !ok {
 			return errf(ErrChanged, "class 0x%x at byte %d", sub.Class.ID, sub.Offset)
 		}
 		for _, st := range sub.Class.Statics {
 			if st.Type == hprof.TypeObject {
-				s.ref(st.Value)
+				f.ref(st.Value)
 			}
 		}
-
-		s.end[i] = uint32(len(s.edges))
+		f.ref(sub.Class.LoaderID) // the VM's Class.classLoader, which HPROF omits from the fields
+		s.end[i] = f.pos
 	default:
 		if !sub.Tag.IsRoot() {
 			return nil
 		}
-		s.stats.RootRecords++
+		f.stats.RootRecords++
 		j, ok := s.ix.lookup(sub.ID)
 		if !ok {
 			if sub.ID != 0 {
-				s.stats.Dangling++
+				f.stats.Dangling++
 			}
 			return nil
 		}
-		if _, dup := s.rootKind[j]; !dup {
-			s.rootKind[j] = sub.Tag
-			s.roots = append(s.roots, j)
-		}
+		f.roots = append(f.roots, rootRef{j, sub.Tag})
 	}
 	return nil
 }
@@ -431,7 +584,7 @@ func (s *scanner) finishGraph() error {
 	if missing > 0 {
 		return fmt.Errorf("%w: %d objects of the first pass not found in the second", ErrChanged, missing)
 	}
-	s.stats.References = int64(len(s.edges))
+
 	s.stats.Roots = len(s.roots)
 	return nil
 }
