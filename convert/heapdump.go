@@ -624,8 +624,7 @@ func (d *binDecoder) namePass(ctx context.Context, h *heapDump, reopen func() (i
 	if err != nil {
 		return err
 	}
-	dumps := 0
-	inDump := false
+	var dumps hprof.DumpCounter
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -637,19 +636,7 @@ func (d *binDecoder) namePass(ctx context.Context, h *heapDump, reopen func() (i
 		if err != nil {
 			return nil // damage was reported by the first pass
 		}
-		switch rec.Tag {
-		case hprof.TagHeapDumpEnd:
-			inDump = false
-			continue
-		case hprof.TagHeapDump, hprof.TagHeapDumpSegment:
-		default:
-			continue
-		}
-		if !inDump {
-			dumps++
-			inDump = rec.Tag == hprof.TagHeapDumpSegment
-		}
-		if dumps != h.index {
+		if dumps.Dump(rec.Tag) != h.index {
 			continue
 		}
 		hr := r.Heap()

@@ -276,3 +276,28 @@ func (r *Reader) DecodeControlSettings(rec Record, body []byte) (ControlSettings
 	v := ControlSettings{Flags: c.u4(), Depth: c.u2()}
 	return v, c.done()
 }
+
+// DumpCounter numbers the heap dumps of an input as its records go by. A
+// HEAP DUMP record is a whole dump by itself (jhsdb and old JDKs write
+// one and no HEAP DUMP END); HEAP DUMP SEGMENTs belong to one dump until
+// HEAP DUMP END.
+type DumpCounter struct {
+	n    int
+	open bool
+}
+
+// Dump returns the 1-based number of the dump a heap record with this tag
+// belongs to, or 0 for any other record.
+func (c *DumpCounter) Dump(tag Tag) int {
+	switch tag {
+	case TagHeapDumpEnd:
+		c.open = false
+	case TagHeapDump, TagHeapDumpSegment:
+		if !c.open {
+			c.n++
+			c.open = tag == TagHeapDumpSegment
+		}
+		return c.n
+	}
+	return 0
+}

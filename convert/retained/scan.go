@@ -186,7 +186,8 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 	s.edges = s.edges[:cap(s.edges)]
 	f := s.newFiller(0, uint32(len(s.edges)))
 	s.lastCls, s.lastIdx = 0, s.unknown
-	dumps, inDump, found := 0, false, false
+	var dumps hprof.DumpCounter
+	found := false
 	var next int64
 	for {
 		if err := ctx.Err(); err != nil {
@@ -204,20 +205,9 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 			}
 			return err
 		}
-		switch rec.Tag {
-		case hprof.TagHeapDumpEnd:
-			inDump = false
-			continue
-		case hprof.TagHeapDump, hprof.TagHeapDumpSegment:
-		default:
-			continue
-		}
-		if !inDump {
-			dumps++
-			inDump = rec.Tag == hprof.TagHeapDumpSegment
-		}
-		if dumps != s.in.Dump {
-			if dumps > s.in.Dump {
+		dump := dumps.Dump(rec.Tag)
+		if dump != s.in.Dump {
+			if dump > s.in.Dump {
 				break
 			}
 			continue
