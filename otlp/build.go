@@ -15,6 +15,7 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	profilespb "go.opentelemetry.io/proto/otlp/profiles/v1development"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 )
@@ -43,6 +44,11 @@ type Options struct {
 	Views []string
 	// Version is the scope version (the converter's version); optional.
 	Version string
+	// ResourceAttrs are added to every resource after the built-in
+	// attributes; one with the key of a built-in attribute replaces it.
+	// They also enter the profile ids, so two resources that differ only
+	// here (two JVMs sending the same numbers) get different ids.
+	ResourceAttrs []*commonpb.KeyValue
 }
 
 // Build turns graphs into one export request with one shared dictionary:
@@ -178,6 +184,13 @@ func (b *builder) resourceAttrs(g *graph.Graph) []*commonpb.KeyValue {
 		add(AttrDamage, g.Damage.Error())
 		add(AttrLost, g.Lost)
 	}
+	for _, kv := range b.opts.ResourceAttrs {
+		if i := slices.IndexFunc(attrs, func(a *commonpb.KeyValue) bool { return a.Key == kv.Key }); i >= 0 {
+			attrs[i] = kv
+		} else {
+			attrs = append(attrs, kv)
+		}
+	}
 	return attrs
 }
 
@@ -260,7 +273,7 @@ func (b *builder) scope(g *graph.Graph, v *graph.View) (*profilespb.ScopeProfile
 			}
 			p.Samples = append(p.Samples, smp)
 		}
-		p.ProfileId = profileID(g, v, st, ts, len(p.Samples), total)
+		p.ProfileId = profileID(g, v, st, ts, len(p.Samples), total, b.opts.ResourceAttrs)
 		sp.Profiles = append(sp.Profiles, p)
 	}
 	return sp, nil
@@ -311,11 +324,18 @@ func (b *builder) labels(ls []graph.Label) []int32 {
 // profileID is a stable 16-byte id for one profile: the same input
 // converted twice gives the same id, so a retried or repeated push can be
 // recognised downstream.
-func profileID(g *graph.Graph, v *graph.View, st graph.ValueType, ts uint64, n int, total int64) []byte {
+func profileID(g *graph.Graph, v *graph.View, st graph.ValueType, ts uint64, n int, total int64, extra []*commonpb.KeyValue) []byte {
 	h := sha256.New()
 	var num [8]byte
 	for _, s := range []string{g.Source.Path, g.Source.Format, v.Name, st.Type, st.Unit} {
 		h.Write([]byte(s))
+		h.Write([]byte{0})
+	}
+	for _, kv := range extra { // none: the ids of earlier versions
+		h.Write([]byte(kv.Key))
+		h.Write([]byte{0})
+		val, _ := proto.MarshalOptions{Deterministic: true}.Marshal(kv.GetValue())
+		h.Write(val)
 		h.Write([]byte{0})
 	}
 	for _, x := range []uint64{ts, uint64(n), uint64(total), uint64(g.Source.Bytes)} {

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	profilespb "go.opentelemetry.io/proto/otlp/profiles/v1development"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
@@ -367,5 +368,47 @@ func TestWriteFileRoundTrip(t *testing.T) {
 				t.Errorf("OTLP-JSON should use lowerCamelCase names")
 			}
 		}
+	}
+}
+
+// TestBuildResourceAttrs: extra resource attributes are added, replace a
+// built-in one of the same key, and make the profile ids differ, while
+// the ids without them stay what they were.
+func TestBuildResourceAttrs(t *testing.T) {
+	str := func(k, v string) *commonpb.KeyValue {
+		return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: v}}}
+	}
+	plain, err := otlp.Build([]*graph.Graph{javaGraph()}, otlp.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func(attrs ...*commonpb.KeyValue) []rProfile {
+		req, err := otlp.Build([]*graph.Graph{javaGraph()}, otlp.Options{ResourceAttrs: attrs})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := otlp.Validate(req); err != nil {
+			t.Fatal(err)
+		}
+		return resolve(t, requestAsData(t, req))
+	}
+	base := resolve(t, requestAsData(t, plain))
+	none := build()
+	a := build(str("env", "prod"), str("service.name", "jvm-a"))
+	b := build(str("env", "test"), str("service.name", "jvm-a"))
+	for i := range base {
+		if string(none[i].ID) != string(base[i].ID) {
+			t.Errorf("profile %d: id changed with no extra attributes", i)
+		}
+		if string(a[i].ID) == string(base[i].ID) || string(a[i].ID) == string(b[i].ID) {
+			t.Errorf("profile %d: extra attributes did not change the id", i)
+		}
+	}
+	r := a[0].Resource
+	if r["env"] != "prod" || r["service.name"] != "jvm-a" || r["process.runtime.name"] != "java" {
+		t.Errorf("resource %v: want env=prod, service.name replaced, the rest kept", r)
+	}
+	if n := len(plain.ResourceProfiles[0].Resource.Attributes) + 1; n != len(r) {
+		t.Errorf("%d resource attributes, want %d (one added, one replaced)", len(r), n)
 	}
 }
