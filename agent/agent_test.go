@@ -175,7 +175,7 @@ func checkSession(t *testing.T, views map[string][]*profile.Profile) {
 }
 
 func TestReplayOneJVM(t *testing.T) {
-	h := start(t, Config{Labels: map[string]string{"env": "test"}})
+	h := start(t, Config{Labels: map[string]string{"env": "test"}, StatsInterval: 5 * time.Millisecond})
 	jvm := newCommandsJVM(t)
 	if err := jvm.run(h.addr()); err != nil {
 		t.Fatal(err)
@@ -206,6 +206,9 @@ func TestReplayOneJVM(t *testing.T) {
 		if !threads["fib-worker"] {
 			t.Errorf("no thread=fib-worker label in threads window 1: %v", threads)
 		}
+	}
+	if logs := h.logs.String(); !strings.Contains(logs, "msg=stats metrics.connections=1") || !strings.Contains(logs, "queued_pprof=0") {
+		t.Errorf("no periodic stats line with the counters and the spill queue")
 	}
 	m := h.srv.Metrics().Snapshot()
 	if m.Connections != 1 || m.Windows < 3 || m.Windows > 5 || m.Exported != m.Windows || m.Failed != 0 || m.Bytes != int64(len(jvm.data)) {

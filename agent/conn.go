@@ -230,6 +230,9 @@ func (s *Server) export(c *conn, jvm string, seq int, start, end time.Time, cw *
 	}
 	for _, v := range w.Graph.Views {
 		v.Comments = append(v.Comments, note)
+		if v.Time.IsZero() { // a text session's dump: the connection's span
+			v.Time, v.Duration = start, end.Sub(start)
+		}
 	}
 	s.m.Windows.Add(1)
 	ctx, cancel := context.WithTimeout(context.Background(), s.cfg.ExportWait)

@@ -31,7 +31,8 @@ type RetryOptions struct {
 }
 
 // Reliable wraps an exporter: each window is tried a few times with
-// backoff and jitter, each try with its own timeout; a window that still
+// backoff and jitter, each try with its own timeout (an ErrRejected
+// error is final: logged, counted, not retried); a window that still
 // fails is spilled to a bounded queue on disk, and a background loop
 // delivers the queue, oldest first, when the backend is back. Windows
 // spilled by an earlier run are found and delivered too.
@@ -124,6 +125,11 @@ func (r *Reliable) Export(ctx context.Context, w *Window) error {
 			if err = r.try(ctx, w); err == nil {
 				r.m.Exported.Add(1)
 				return nil
+			}
+			if errors.Is(err, ErrRejected) {
+				r.m.ExportFail.Add(1)
+				r.log.Error("window rejected by the backend, not retried", "jvm", w.JVM, "window", w.Seq, "err", err)
+				return err
 			}
 			r.log.Warn("export attempt failed", "jvm", w.JVM, "window", w.Seq, "attempt", i+1, "err", err)
 		}
@@ -240,7 +246,11 @@ func (r *Reliable) drain(ctx context.Context) bool {
 		if err != nil {
 			r.log.Error("unreadable spill file dropped", "file", name, "err", err)
 			r.m.ExportFail.Add(1)
-		} else if err := r.try(ctx, w); err != nil {
+		} else if err := r.try(ctx, w); errors.Is(err, ErrRejected) {
+			// Retrying cannot help; keeping it would block the queue.
+			r.log.Error("spilled window rejected by the backend, dropped", "jvm", w.JVM, "window", w.Seq, "err", err)
+			r.m.ExportFail.Add(1)
+		} else if err != nil {
 			r.log.Warn("backend still failing; spilled windows wait", "err", err)
 			return false
 		} else {

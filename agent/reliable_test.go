@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"sync"
 	"testing"
@@ -13,9 +14,11 @@ import (
 
 // flakyExporter fails while down is set, like a backend outage.
 type flakyExporter struct {
-	mu   sync.Mutex
-	down bool
-	got  []int
+	mu     sync.Mutex
+	down   bool
+	got    []int
+	reject int // this window is refused for good (ErrRejected)
+	tries  map[int]int
 }
 
 func (f *flakyExporter) Name() string { return "flaky" }
@@ -23,8 +26,15 @@ func (f *flakyExporter) Name() string { return "flaky" }
 func (f *flakyExporter) Export(ctx context.Context, w *Window) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.tries == nil {
+		f.tries = map[int]int{}
+	}
+	f.tries[w.Seq]++
 	if f.down {
 		return errors.New("connection refused")
+	}
+	if w.Seq == f.reject {
+		return fmt.Errorf("%w: bad request", ErrRejected)
 	}
 	if w.Graph == nil || w.Graph.View(graph.ViewCPU) == nil {
 		return errors.New("window arrived without its graph")
@@ -132,5 +142,46 @@ func TestReliableSpillBound(t *testing.T) {
 	}
 	if m.ExportFail.Load() != 1 {
 		t.Errorf("export failures %d, want 1", m.ExportFail.Load())
+	}
+}
+
+// A window the backend refuses for good is neither retried nor spilled,
+// and a refused spilled window does not block the ones behind it.
+func TestReliableRejected(t *testing.T) {
+	f := &flakyExporter{reject: 2}
+	m := &Metrics{}
+	r, err := NewReliable(f, RetryOptions{SpillDir: t.TempDir(), Attempts: 3, MinBackoff: time.Millisecond, Metrics: m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := r.Export(ctx, testWindow(1)); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Export(ctx, testWindow(2)); !errors.Is(err, ErrRejected) {
+		t.Errorf("rejected window: error %v, want ErrRejected", err)
+	}
+	f.set(true) // an outage: 3 and 4 spill behind ...
+	r.Export(ctx, testWindow(3))
+	f.mu.Lock()
+	f.reject = 3 // ... and 3 turns out to be refused when delivered
+	f.mu.Unlock()
+	r.Export(ctx, testWindow(4))
+	f.set(false)
+	for i := 0; i < 2000 && r.Queued() > 0; i++ {
+		time.Sleep(5 * time.Millisecond)
+	}
+	r.Close(ctx)
+	if got := f.delivered(); !slices.Equal(got, []int{1, 4}) {
+		t.Errorf("delivered %v, want [1 4]", got)
+	}
+	f.mu.Lock()
+	tries := f.tries[2]
+	f.mu.Unlock()
+	if tries != 1 {
+		t.Errorf("rejected window tried %d times, want 1", tries)
+	}
+	if s := m.Snapshot(); s.ExportFail != 2 || s.Exported != 2 || s.Spilled != 2 {
+		t.Errorf("metrics %+v, want 2 failed, 2 exported, 2 spilled", s)
 	}
 }

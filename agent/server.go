@@ -29,6 +29,9 @@ type Config struct {
 	// HeaderTimeout bounds how long a new connection may take to send
 	// its header; default 10s.
 	HeaderTimeout time.Duration
+	// StatsInterval is how often the counters are logged (one "stats"
+	// line at Info); zero or less: only at exit.
+	StatsInterval time.Duration
 }
 
 // DefaultAddr is the listen address when none is given: loopback only.
@@ -121,6 +124,11 @@ func (s *Server) Serve(ctx context.Context) error {
 	}
 	stop := context.AfterFunc(ctx, func() { s.ln.Close() })
 	defer stop()
+	if s.cfg.StatsInterval > 0 {
+		statsDone := make(chan struct{})
+		defer close(statsDone)
+		go s.logStats(s.cfg.StatsInterval, statsDone)
+	}
 	var err error
 	for {
 		conn, aerr := s.ln.Accept()
@@ -156,4 +164,25 @@ func (s *Server) Serve(ctx context.Context) error {
 		return fmt.Errorf("agent: accept: %w", err)
 	}
 	return nil
+}
+
+// logStats logs the counters, and the spill queues' lengths, every d
+// until done closes.
+func (s *Server) logStats(d time.Duration, done <-chan struct{}) {
+	t := time.NewTicker(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+		args := []any{"metrics", s.m.Snapshot()}
+		for _, e := range s.cfg.Exporters {
+			if r, ok := e.(*Reliable); ok {
+				args = append(args, "queued_"+r.Name(), r.Queued())
+			}
+		}
+		s.log.Info("stats", args...)
+	}
 }
