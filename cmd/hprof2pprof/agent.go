@@ -40,7 +40,15 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.CPUInterval, "cpu-interval", 0, "the agent's CPU sampling interval, for cpu/nanoseconds (default 10ms, the agent's default)")
 	fs.Var(labelFlag(cfg.Labels), "label", "k=v attribute on every window (repeatable)")
 	out := fs.String("out", "", "write pprof files to DIR/<jvm>/<view>-<start>.pb.gz")
-	otlpEndpoint := fs.String("otlp-endpoint", "", "push windows to this OTLP endpoint (not in this build yet)")
+	var oo agent.OTLPOptions
+	headers := headerFlag{}
+	fs.StringVar(&oo.Client.Endpoint, "otlp-endpoint", "", "push windows to this OTLP endpoint: host:port or grpc://host:port (gRPC), http://host:port or https://host:port[/path] (OTLP/HTTP)")
+	fs.StringVar(&oo.Client.Protocol, "protocol", "", "grpc or http (default: from the endpoint)")
+	fs.BoolVar(&oo.Client.Insecure, "insecure", false, "plain text to the OTLP endpoint instead of TLS")
+	fs.Var(headers, "header", "header key=value sent with every OTLP request (repeatable)")
+	timeout := fs.Duration("timeout", 10*time.Second, "time limit for one export attempt")
+	fs.StringVar(&oo.ServiceName, "service-name", "", "service.name on the OTLP profiles (default unknown_service:java; --label service.name=… works too)")
+	fs.DurationVar(&cfg.StatsInterval, "stats-interval", time.Minute, "how often to log the counters (0: only at exit)")
 	spill := fs.String("spill-dir", "", "where windows wait while a backend is down (default: OUT/.spill)")
 	spillMax := fs.Int64("spill-max", 256<<20, "spill queue limit in bytes")
 	fs.DurationVar(&cfg.Grace, "grace", 2*time.Second, "on SIGTERM, how long to wait for the JVMs' last answers")
@@ -54,12 +62,12 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 		errorf(e, "", fmt.Errorf("agent takes no inputs, got %q", rest))
 		return exitUsage
 	}
-	if *out == "" && *otlpEndpoint == "" {
+	if *out == "" && oo.Client.Endpoint == "" {
 		errorf(e, "", errors.New("agent: give --out DIR and/or --otlp-endpoint"))
 		return exitUsage
 	}
-	if *otlpEndpoint != "" {
-		errorf(e, "", errors.New("agent: --otlp-endpoint is not available yet (the OTLP exporter is not in this build); use --out"))
+	if *timeout <= 0 {
+		errorf(e, "", errors.New("agent: --timeout must be positive"))
 		return exitUsage
 	}
 	cfg.MaxState = *maxState
@@ -70,16 +78,41 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 	log := slog.New(slog.NewTextHandler(e.stderr, &slog.HandlerOptions{Level: level}))
 	cfg.Logger = log
 	cfg.Metrics = &agent.Metrics{}
-	if *spill == "" {
+	if *spill == "" && *out != "" {
 		*spill = filepath.Join(*out, ".spill")
+	} else if *spill == "" {
+		dir, err := os.UserCacheDir()
+		if err != nil {
+			errorf(e, "", fmt.Errorf("agent: no --out and no user cache directory for the spill queue (%v): give --spill-dir", err))
+			return exitUsage
+		}
+		*spill = filepath.Join(dir, "hprof2pprof", "agent-spill")
 	}
-	var closers []*agent.Reliable
+	var exporters []agent.Exporter
 	if *out != "" {
 		if err := os.MkdirAll(*out, 0o755); err != nil {
 			errorf(e, *out, err)
 			return exitFailure
 		}
-		r, err := agent.NewReliable(&agent.PprofDir{Dir: *out}, agent.RetryOptions{SpillDir: *spill, SpillMax: *spillMax, Logger: log, Metrics: cfg.Metrics})
+		exporters = append(exporters, &agent.PprofDir{Dir: *out})
+	}
+	if oo.Client.Endpoint != "" {
+		oo.Client.Headers = headers
+		oo.Client.Timeout = *timeout
+		oo.Client.UserAgent = "hprof2pprof-agent"
+		oo.Logger = log
+		x, err := agent.NewOTLP(oo)
+		if err != nil {
+			errorf(e, "", err)
+			return exitUsage
+		}
+		defer x.Close()
+		log.Info("exporting over OTLP", "target", x.Target(), "spill_dir", *spill)
+		exporters = append(exporters, x)
+	}
+	var closers []*agent.Reliable
+	for _, x := range exporters {
+		r, err := agent.NewReliable(x, agent.RetryOptions{SpillDir: *spill, SpillMax: *spillMax, Timeout: *timeout, Logger: log, Metrics: cfg.Metrics})
 		if err != nil {
 			errorf(e, *spill, err)
 			return exitFailure
