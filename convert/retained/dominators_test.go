@@ -110,10 +110,10 @@ func TestIDIndex(t *testing.T) {
 		n := rng.IntN(2000)
 		ids := make([]uint64, 0, n)
 		// Mostly ascending runs with some shuffled heads, like a dump.
-		base := uint64(rng.IntN(1 << 40))
+		base := rng.Uint64N(1 << 40)
 		for i := 0; i < n; i++ {
 			if rng.IntN(50) == 0 {
-				base = uint64(rng.IntN(1 << 40))
+				base = rng.Uint64N(1 << 40)
 			}
 			base += 8 + uint64(rng.IntN(64))*8
 			ids = append(ids, base)

@@ -14,7 +14,7 @@ import (
 
 // classObjFlag marks an object that is a class object (CLASS DUMP): its
 // class number is then the class it stands for.
-const classObjFlag = 1 << 31
+const classObjFlag uint32 = 1 << 31
 
 // maxSuperChain bounds walks up the super class chain (a cycle in a
 // damaged dump must not hang us).
@@ -105,7 +105,7 @@ func newScanner(in Input) (*scanner, error) {
 	}
 	s.unknown = uint32(len(s.classes))
 	s.classes = append(s.classes, layout{name: "<class without CLASS DUMP>", node: noNode})
-	if len(s.classes) >= classObjFlag {
+	if uint64(len(s.classes)) >= uint64(classObjFlag) {
 		return nil, errf(ErrTooLarge, "%d classes", len(s.classes))
 	}
 	return s, nil
@@ -284,7 +284,7 @@ func (s *scanner) index(chunks [][]uint64) error {
 	for _, c := range chunks {
 		n += len(c)
 	}
-	if n >= classObjFlag {
+	if uint64(n) >= uint64(classObjFlag) {
 		return errf(ErrTooLarge, "%d objects", n)
 	}
 	if s.maxEdges >= math.MaxUint32 {
