@@ -151,7 +151,7 @@ func TestObjectIndex(t *testing.T) {
 		spread := iter%4 == 3
 		var chunks [][]uint64
 		var all []uint64
-		base := uint64(rng.IntN(1<<40)) &^ 7
+		base := rng.Uint64N(1<<40) &^ 7
 		for i := 0; i < n; i++ {
 			if i%97 == 0 {
 				chunks = append(chunks, nil)
