@@ -49,7 +49,10 @@ func (a *objAgg) class(id uint64, trace uint32) *objAcc {
 	if a.heap != 0 {
 		return a.keyed(objKey{class: id, trace: a.frameTrace(trace), heap: a.heap})
 	}
-	if a.traced(trace) {
+	if trace != a.lastTrace {
+		a.lastTrace, a.lastFrames = trace, trace != 0 && a.hasFrames(trace)
+	}
+	if a.lastFrames {
 		return a.keyed(objKey{class: id, trace: trace})
 	}
 	if id == a.lastClass && a.lastAcc != nil {

@@ -35,6 +35,8 @@ func (rec Record) Name() string { return rec.Tag.String() + " record at byte " +
 const (
 	recordHeaderSize = 9
 	bufSize          = 1 << 20
+	// seekReadAhead is how far past what it needs a seekable reader reads.
+	seekReadAhead = 64 << 10
 	// maxHeaderName bounds the NUL-terminated version string.
 	maxHeaderName = 64
 )
@@ -126,14 +128,21 @@ func (r *Reader) fill(n int) bool {
 		r.pos = 0
 	}
 	for r.end < n && r.srcErr == nil {
-		m, err := r.src.Read(r.buf[r.end:])
+		// A seekable input skips heap records by seeking, so read only a
+		// little past what is needed: a full buffer would read the next
+		// segment just to seek over it.
+		limit := len(r.buf)
+		if r.seeker != nil {
+			limit = min(len(r.buf), max(n, r.end+seekReadAhead))
+		}
+		m, err := r.src.Read(r.buf[r.end:limit])
 		r.end += m
 		if err != nil {
 			r.srcErr = err
 		} else if m == 0 {
 			// A reader that returns 0, nil forever would hang us; treat
 			// it as the end after a few tries.
-			m2, err2 := io.ReadAtLeast(r.src, r.buf[r.end:], 1)
+			m2, err2 := io.ReadAtLeast(r.src, r.buf[r.end:limit], 1)
 			r.end += m2
 			if err2 != nil {
 				r.srcErr = err2
