@@ -23,6 +23,7 @@ targets="
 ./convert FuzzConvert
 ./convert FuzzGzip
 ./convert/text FuzzParse
+./convert FuzzStream
 "
 
 status=0
