@@ -89,6 +89,11 @@ func cleanStale(dst destination, all []input, mine []input) {
 		bases[filepath.Dir(b)] = append(bases[filepath.Dir(b)], filepath.Base(b))
 	}
 	owner := func(dir, name string) string {
+		// A mark file is hidden already (".<out>.hprof2pprof-done"),
+		// so its temporary file starts with two dots.
+		if strings.HasPrefix(name, "..") {
+			name = name[1:]
+		}
 		best := ""
 		for _, b := range bases[dir] {
 			if strings.HasPrefix(name, "."+b+".") && len(b) > len(best) {
