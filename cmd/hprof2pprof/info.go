@@ -134,8 +134,11 @@ func printInfo(w io.Writer, r infoReport) {
 		fmt.Fprintf(w, "time:        %s\n", r.Time.Format(time.RFC3339Nano))
 	}
 	fmt.Fprintf(w, "bytes:       %d\n", r.Bytes)
-	if r.Dumps > 0 {
-		fmt.Fprintf(w, "dumps:       %d (views from dump %d)\n", r.Dumps, r.Dump)
+	switch {
+	case r.Dumps > 0 && r.Dump > 0:
+		fmt.Fprintf(w, "dumps:       %d (heap and alloc views from dump %d)\n", r.Dumps, r.Dump)
+	case r.Dumps > 0:
+		fmt.Fprintf(w, "dumps:       %d\n", r.Dumps)
 	}
 	fmt.Fprintln(w, "records:")
 	for _, k := range sortedKeys(r.Records) {
