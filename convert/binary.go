@@ -378,8 +378,8 @@ func (d *binDecoder) cpuLabels(serial uint32, st graph.StackID) []graph.Label {
 			labels = append(labels, graph.Label{Key: graph.LabelThread, Str: name})
 		}
 	}
-	if st != 0 && graph.BlockingLeaf(g.Frames[g.Stacks[st][0]]) {
-		labels = append(labels, graph.Label{Key: graph.LabelState, Str: "blocked"})
+	if g.Blocked(st) {
+		labels = append(labels, graph.BlockedState)
 	}
 	return labels
 }

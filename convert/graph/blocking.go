@@ -83,3 +83,13 @@ func BlockingNatives() []string {
 	sort.Strings(out)
 	return out
 }
+
+// BlockedState is the label of samples whose leaf is a blocking native.
+var BlockedState = Label{Key: LabelState, Str: "blocked"}
+
+// Blocked reports whether the stack's leaf is a blocking native
+// (BlockingLeaf): its CPU samples get BlockedState.
+func (g *Graph) Blocked(st StackID) bool {
+	s := g.Stacks[st]
+	return len(s) > 0 && BlockingLeaf(g.Frames[s[0]])
+}

@@ -123,8 +123,8 @@ func (p *parser) cpuView(ss []*section) {
 			if th, ok := p.traceThread[r.trace]; ok {
 				labels = append(labels, p.threadLabel(th))
 			}
-			if fr := p.g.Stacks[st]; len(fr) > 0 && graph.BlockingLeaf(p.g.Frames[fr[0]]) {
-				labels = append(labels, graph.Label{Key: graph.LabelState, Str: "blocked"})
+			if p.g.Blocked(st) {
+				labels = append(labels, graph.BlockedState)
 			}
 			agg.Add(st, labels, r.count, r.count*int64(p.opts.Interval))
 		}
