@@ -52,6 +52,15 @@ type Options struct {
 	// MaxMemory, when positive, stops decoding with ErrMemoryLimit once
 	// the process's Go heap holds more than this many bytes.
 	MaxMemory int64
+	// RetainedMemory bounds the retained view's object graph on the Go
+	// heap: when its estimated peak is larger, its arrays are files in a
+	// temporary directory in SpillDir, mapped into memory, which the
+	// kernel pages out to disk (unix; docs/retained.md). 0: half of
+	// MaxMemory when it is set, else 3/4 of the available memory;
+	// negative: always spill.
+	RetainedMemory int64
+	// SpillDir is where the retained view spills ("": os.TempDir()).
+	SpillDir string
 }
 
 func (o Options) interval() time.Duration {

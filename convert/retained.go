@@ -103,6 +103,15 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		RefSize:   oop,
 		KeepIDs:   d.opts.probe != nil,
 	}
+	switch {
+	case d.opts.RetainedMemory != 0:
+		in.MemoryBudget = d.opts.RetainedMemory
+	case d.opts.MaxMemory > 0:
+		// The heap watch counts the Go heap only, not mapped files: keep
+		// the graph's arrays to half the limit, or map them all.
+		in.MemoryBudget = d.opts.MaxMemory / 2
+	}
+	in.SpillDir = d.opts.SpillDir
 	if d.opts.probe != nil {
 		in.GarbageHolds = d.opts.probe.garbageHolds
 	}
@@ -140,6 +149,10 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if d.opts.probe != nil {
 		d.opts.probe.result = res
 	}
+	spill := res.Spill.String()
+	if spill != "" {
+		g.Source.Notes = append(g.Source.Notes, spill)
+	}
 	byName := map[string]int64{}
 	for id, b := range res.ByClass {
 		byName[in.Classes[id].Name] += b
@@ -153,5 +166,8 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	sortSamples(g, v)
 	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
 		h.index, d.dumps, oop))
+	if spill != "" {
+		v.Comments = append(v.Comments, spill)
+	}
 	g.AddView(v)
 }

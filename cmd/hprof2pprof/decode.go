@@ -25,6 +25,9 @@ type decodeFlags struct {
 	// mappingMap is the parsed --mapping file (check loads it once).
 	mappingMap *mapping.Map
 	maxMemory  sizeFlag
+	// retainedMemory and spillDir: where the retained view's graph lives.
+	retainedMemory sizeFlag
+	spillDir       string
 }
 
 func (d *decodeFlags) add(fs *flag.FlagSet) {
@@ -37,6 +40,9 @@ func (d *decodeFlags) add(fs *flag.FlagSet) {
 	fs.StringVar(&d.mapping, "mapping", "", "R8/ProGuard mapping `FILE` to deobfuscate class and method names")
 	d.maxMemory.auto = true
 	fs.Var(&d.maxMemory, "max-memory", "stop with an error when the heap grows past this size: 4GiB, 512MiB, 0 (no limit) or auto (3/4 of the memory available)")
+	d.retainedMemory.auto = true
+	fs.Var(&d.retainedMemory, "retained-memory", "the retained view's graph spills to disk when it would take more than this: 2GiB, 0 (always spill) or auto (half of --max-memory)")
+	fs.StringVar(&d.spillDir, "spill-dir", "", "`DIR` the retained view spills to, on a disk rather than tmpfs (default: $TMPDIR or /tmp)")
 }
 
 func (d *decodeFlags) check() error {
@@ -63,7 +69,7 @@ func (d *decodeFlags) check() error {
 }
 
 func (d *decodeFlags) options() convert.Options {
-	return convert.Options{
+	opts := convert.Options{
 		Interval:   d.interval,
 		Dump:       d.dump,
 		Views:      d.views,
@@ -71,7 +77,16 @@ func (d *decodeFlags) options() convert.Options {
 		HeaderSize: d.headerSize,
 		Mapping:    d.mappingMap,
 		MaxMemory:  d.maxMemory.limit(),
+		SpillDir:   d.spillDir,
 	}
+	if !d.retainedMemory.auto {
+		// 0 on the command line is "always": the option's negative.
+		opts.RetainedMemory = d.retainedMemory.bytes
+		if opts.RetainedMemory == 0 {
+			opts.RetainedMemory = -1
+		}
+	}
+	return opts
 }
 
 // decode reads one input, showing progress on a terminal for a large one.

@@ -22,27 +22,34 @@ func (s *scanner) shallow(v uint32) int64 {
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	n := len(s.size)
 	allowed := s.strongReach()
-	pre := make([]uint32, n)
-	vertex, parent := dfs(s.roots, s.start, s.end, s.edges, pre, nil, nil, allowed)
+	pre := alloc[uint32](s.a, n, n)
+	vertex, parent := dfs(s.a, s.roots, s.start, s.end, s.edges, pre, nil, nil, allowed)
 	if extra := s.classRoots(vertex, pre); len(extra) > 0 {
-		vertex, parent = dfs(extra, s.start, s.end, s.edges, pre, vertex, parent, allowed)
+		vertex, parent = dfs(s.a, extra, s.start, s.end, s.edges, pre, vertex, parent, allowed)
 		s.roots = append(s.roots, extra...)
 	}
+	free(s.a, allowed)
 	allowed = nil
 	m := len(vertex)
-	off, preds := predecessors(vertex, s.roots, s.start, s.end, s.edges, pre, s.in.GarbageHolds)
+	off, preds := predecessors(s.a, vertex, s.roots, s.start, s.end, s.edges, pre, s.in.GarbageHolds)
+	free(s.a, s.start)
+	free(s.a, s.end)
+	free(s.a, s.edges)
 	s.start, s.end, s.edges = nil, nil, nil
 	release()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	idom := dominators(parent, off, preds)
+	idom := dominators(s.a, parent, off, preds)
+	free(s.a, parent)
+	free(s.a, off)
+	free(s.a, preds)
 	parent, off, preds = nil, nil, nil
 	release()
 
 	// Shallow sizes and classes by DFS number; unreachable totals.
-	ret := make([]int64, m)
-	cls := make([]uint32, m)
+	ret := alloc[int64](s.a, m, m)
+	cls := alloc[uint32](s.a, m, m)
 	for a := 1; a < m; a++ {
 		v := vertex[a]
 		ret[a] = s.shallow(v)
@@ -59,12 +66,15 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	for a := 1; a < m; a++ {
 		st.ReachableBytes += ret[a]
 	}
+	free(s.a, s.size)
+	free(s.a, s.cls)
 	s.size, s.cls, s.big = nil, nil, nil
 
 	res := &Result{Stats: *st, maxDepth: s.in.MaxDepth}
 	// The class-level paths need the shallow sizes, the retained sizes
 	// and their per-class totals sum them up the tree: both at once.
-	shallow := slices.Clone(ret)
+	shallow := alloc[int64](s.a, m, m)
+	copy(shallow, ret)
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		res.Paths, res.ClassNames, res.RootKinds = s.paths(vertex, idom, cls, shallow)
@@ -75,6 +85,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	}
 	res.ByClass = s.byClass(idom, cls, ret)
 	wg.Wait()
+	free(s.a, shallow)
 	shallow = nil
 	if s.in.KeepIDs {
 		res.ids = s.ix
@@ -106,7 +117,7 @@ func (s *scanner) strongReach() []bool {
 	for _, v := range weak {
 		s.end[v]--
 	}
-	seen := make([]bool, len(s.size))
+	seen := alloc[bool](s.a, len(s.size), len(s.size))
 	reach(s.roots, s.start, s.end, s.edges, seen)
 	used := make([]bool, len(s.classes))
 	for v, ok := range seen {
@@ -204,8 +215,10 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 		lastClass[parent], lastChild[parent] = class, i
 		return i
 	}
-	at := make([]int32, m)   // path node by DFS number
-	run := make([]uint32, m) // length of the same-class run ending here
+	at := alloc[int32](s.a, m, m)   // path node by DFS number
+	run := alloc[uint32](s.a, m, m) // length of the same-class run ending here
+	defer free(s.a, at)
+	defer free(s.a, run)
 	for a := 1; a < m; a++ {
 		c := name(cls[a])
 		d := idom[a]
@@ -256,21 +269,24 @@ func (s *scanner) byClass(idom, cls []uint32, ret []int64) map[uint64]int64 {
 	m := len(idom)
 	// Dominator tree children, then a depth-first walk keeping a count
 	// of the open objects of each class.
-	first := make([]uint32, m+1)
+	first := alloc[uint32](s.a, m+1, m+1)
+	defer free(s.a, first)
 	for a := 1; a < m; a++ {
 		first[idom[a]+1]++
 	}
 	for a := 1; a <= m; a++ {
 		first[a] += first[a-1]
 	}
-	kids := make([]uint32, m)
-	fill := make([]uint32, m)
+	kids := alloc[uint32](s.a, m, m)
+	defer free(s.a, kids)
+	fill := alloc[uint32](s.a, m, m)
 	copy(fill, first[:m])
 	for a := 1; a < m; a++ {
 		d := idom[a]
 		kids[fill[d]] = uint32(a)
 		fill[d]++
 	}
+	free(s.a, fill)
 	fill = nil
 	open := make([]int32, len(s.classes))
 	sum := make([]int64, len(s.classes))

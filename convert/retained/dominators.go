@@ -9,12 +9,12 @@ package retained
 // With allowed, only objects it marks are entered; an edge to another
 // object is rewritten to 0 (the virtual root, whose predecessors no one
 // reads).
-func dfs(roots []uint32, start, end, edges, pre, vertex, parent []uint32, allowed []bool) ([]uint32, []uint32) {
+func dfs(a *arena, roots []uint32, start, end, edges, pre, vertex, parent []uint32, allowed []bool) ([]uint32, []uint32) {
 	n := len(pre)
 	if vertex == nil {
 		// Capacity for every object; pages never reached are never touched.
-		vertex = make([]uint32, 1, n+1)
-		parent = make([]uint32, 1, n+1)
+		vertex = alloc[uint32](a, 1, n+1)
+		parent = alloc[uint32](a, 1, n+1)
 	}
 	type frame struct{ v, k uint32 }
 	var stack []frame
@@ -77,9 +77,9 @@ func reach(roots, start, end, edges []uint32, seen []bool) {
 // of number a are preds[off[a]:off[a+1]]. Roots get the virtual root 0,
 // and so, when garbage is set, do objects an unreachable object refers to
 // (the oracle's model: see Input.GarbageHolds).
-func predecessors(vertex, roots, start, end, edges, pre []uint32, garbage bool) (off, preds []uint32) {
+func predecessors(a *arena, vertex, roots, start, end, edges, pre []uint32, garbage bool) (off, preds []uint32) {
 	m := len(vertex)
-	off = make([]uint32, m+1)
+	off = alloc[uint32](a, m+1, m+1)
 	for a := 1; a < m; a++ {
 		v := vertex[a]
 		for _, b := range edges[start[v]:end[v]] {
@@ -107,7 +107,7 @@ func predecessors(vertex, roots, start, end, edges, pre []uint32, garbage bool) 
 		off[a] = sum
 	}
 	off[m] = sum
-	preds = make([]uint32, sum)
+	preds = alloc[uint32](a, int(sum), int(sum))
 	for _, r := range roots {
 		b := pre[r]
 		off[b]--
@@ -139,15 +139,15 @@ func predecessors(vertex, roots, start, end, edges, pre []uint32, garbage bool) 
 // the semi-NCA algorithm (Georgiadis; semidominators by Lengauer–Tarjan
 // with path compression, then a walk up the DFS tree). parent is used as
 // the compression forest and overwritten. idom[0] is 0.
-func dominators(parent, off, preds []uint32) (idom []uint32) {
+func dominators(al *arena, parent, off, preds []uint32) (idom []uint32) {
 	m := len(parent)
-	idom = make([]uint32, m)
+	idom = alloc[uint32](al, m, m)
 	copy(idom, parent)
-	semi := make([]uint32, m)
+	semi := alloc[uint32](al, m, m)
 	// best[v] is the smallest semidominator on v's compressed path: the
 	// semi of the "label" vertex of Lengauer–Tarjan, kept by value so an
 	// evaluation reads one array less.
-	best := make([]uint32, m)
+	best := alloc[uint32](al, m, m)
 	for a := range semi {
 		semi[a] = uint32(a)
 		best[a] = uint32(a)
@@ -191,6 +191,7 @@ func dominators(parent, off, preds []uint32) (idom []uint32) {
 		semi[w] = s
 		best[w] = s
 	}
+	free(al, best)
 	best = nil
 	for w := 1; w < m; w++ {
 		c := idom[w]
@@ -199,5 +200,6 @@ func dominators(parent, off, preds []uint32) (idom []uint32) {
 		}
 		idom[w] = c
 	}
+	free(al, semi)
 	return idom
 }

@@ -57,9 +57,9 @@ func TestDominatorsBruteForce(t *testing.T) {
 			end[v] = uint32(len(edges))
 		}
 		pre := make([]uint32, n)
-		vertex, parent := dfs(roots, start, end, edges, pre, nil, nil, nil)
-		off, preds := predecessors(vertex, roots, start, end, edges, pre, false)
-		idom := dominators(parent, off, preds)
+		vertex, parent := dfs(nil, roots, start, end, edges, pre, nil, nil, nil)
+		off, preds := predecessors(nil, vertex, roots, start, end, edges, pre, false)
+		idom := dominators(nil, parent, off, preds)
 
 		all := reachable(adj, roots, -1)
 		// doms[v] = the objects whose removal cuts v off.

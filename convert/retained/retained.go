@@ -102,6 +102,17 @@ type Input struct {
 	GarbageHolds bool
 	// MaxDepth caps the class frames of a stack (0: DefaultMaxDepth).
 	MaxDepth int
+	// MemoryBudget bounds the graph's arrays on the Go heap: when their
+	// estimated peak (docs/retained.md, Memory) is larger, they are files
+	// in a temporary directory mapped into memory (unix), which the
+	// kernel pages out to disk as memory runs short. 0: three quarters of
+	// the available memory (linux; elsewhere no limit). Negative: always
+	// spill (tests).
+	MemoryBudget int64
+	// SpillDir is where the temporary directory is made ("": the
+	// system's, os.TempDir, which TMPDIR sets). A tmpfs directory spills
+	// to memory: pick one on a disk.
+	SpillDir string
 	// Progress, when set, is called now and then with the input bytes
 	// read by the current pass and the pass number (1 or 2).
 	Progress func(pass int, done int64)
@@ -159,9 +170,55 @@ type Result struct {
 	// the same class dominates (the oracle's "retained size by class").
 	ByClass map[uint64]int64
 
+	// Spill says whether and where the graph spilled to disk.
+	Spill Spill
+
 	ids      *idIndex // nil unless Input.KeepIDs
 	retained []int64  // by dense object number, when KeepIDs
 	maxDepth int
+}
+
+// CanSpill reports whether this platform can spill the graph to disk
+// (mapped files need unix).
+const CanSpill = canSpill
+
+// Spill describes the decision to keep the graph on the heap or to map
+// it from files.
+type Spill struct {
+	GraphBytes int64  // estimated peak bytes of the graph's arrays
+	Budget     int64  // the budget it was held against (0: none)
+	Dir        string // the spill directory (removed by now); "" when not spilled
+	Mapped     int64  // bytes mapped from files in all
+	Peak       int64  // most bytes mapped at once
+	// Err is why arrays went to the heap after all (making or mapping a
+	// file failed), nil when none did.
+	Err error
+}
+
+// String is a one-line note for the view's comments and `info`.
+func (sp Spill) String() string {
+	gb := func(n int64) string {
+		if n >= 1e9 {
+			return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+		}
+		return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	}
+	over := "spilling forced"
+	if sp.Budget > 0 {
+		over = "over the memory budget of " + gb(sp.Budget)
+	}
+	switch {
+	case sp.Dir == "" && sp.Err != nil:
+		return fmt.Sprintf("retained graph: %s (estimated), %s, but kept on the heap: %v", gb(sp.GraphBytes), over, sp.Err)
+	case sp.Dir == "":
+		return ""
+	}
+	t := fmt.Sprintf("retained graph: %s (estimated), %s: spilled to %s (%s mapped from files, at most %s at once)",
+		gb(sp.GraphBytes), over, sp.Dir, gb(sp.Mapped), gb(sp.Peak))
+	if sp.Err != nil {
+		t += fmt.Sprintf("; some arrays on the heap: %v", sp.Err)
+	}
+	return t
 }
 
 // Path is one node of the class-level dominator tree: objects whose
@@ -209,6 +266,7 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer s.closeArena()
 	if in.Segments != nil {
 		if in.Segments.Len() != len(in.IDs) || len(in.IDs) != len(in.SegmentRefs) {
 			return nil, errors.New("retained: segments, IDs and reference bounds differ in number")
@@ -241,7 +299,50 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return s.analyse(ctx)
+	res, err := s.analyse(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.closeArena(); err != nil {
+		return nil, err
+	}
+	res.Spill = s.spill
+	return res, nil
+}
+
+// chooseArena decides, once the object and reference counts are known,
+// whether the graph's arrays come from the heap or from mapped files.
+func (s *scanner) chooseArena(n int) {
+	budget := s.in.MemoryBudget
+	if budget == 0 {
+		budget = spillBudget()
+	}
+	s.spill.GraphBytes = graphBytes(n, s.maxEdges)
+	s.spill.Budget = max(budget, 0)
+	if budget == 0 || s.spill.GraphBytes <= budget {
+		return
+	}
+	s.a = newArena(s.in.SpillDir)
+	if s.a == nil {
+		s.spill.Err = errors.New("this platform cannot map files")
+	}
+}
+
+// closeArena unmaps the arena's arrays and removes its directory; the
+// scanner's arrays must not be used afterwards.
+func (s *scanner) closeArena() error {
+	a := s.a
+	if a == nil {
+		return nil
+	}
+	s.a = nil
+	a.mu.Lock()
+	s.spill.Dir, s.spill.Mapped, s.spill.Peak = a.dir, a.mapped, a.peak
+	if s.spill.Err == nil {
+		s.spill.Err = a.err
+	}
+	a.mu.Unlock()
+	return a.close()
 }
 
 // rootKindNames orders root kinds for naming a root object reached by

@@ -74,6 +74,8 @@ type scanner struct {
 	filled   []bool // object seen in pass 2 (duplicates, changed input)
 
 	stats Stats
+	a     *arena // where the big arrays come from (nil: the heap)
+	spill Spill
 }
 
 func newScanner(in Input) (*scanner, error) {
@@ -296,14 +298,15 @@ func (s *scanner) index(chunks [][]uint64) error {
 	s.stats.Duplicates = dups
 	n = ix.len()
 	s.stats.Objects = n
-	s.size = make([]uint32, n)
-	s.cls = make([]uint32, n)
-	s.start = make([]uint32, n)
-	s.end = make([]uint32, n)
-	s.filled = make([]bool, n)
+	s.chooseArena(n)
+	s.size = alloc[uint32](s.a, n, n)
+	s.cls = alloc[uint32](s.a, n, n)
+	s.start = alloc[uint32](s.a, n, n)
+	s.end = alloc[uint32](s.a, n, n)
+	s.filled = alloc[bool](s.a, n, n)
 	// The bound counts null references too; untouched capacity costs
-	// address space, not memory.
-	s.edges = make([]uint32, 0, s.maxEdges)
+	// address space, not memory (a spilled file reserves its blocks).
+	s.edges = alloc[uint32](s.a, 0, int(s.maxEdges))
 	for i := range s.classes {
 		if c := &s.classes[i]; c.id != 0 {
 			if node, ok := ix.lookup(c.id); ok {
@@ -570,6 +573,7 @@ func (s *scanner) finishGraph() error {
 			missing++
 		}
 	}
+	free(s.a, s.filled)
 	s.filled = nil
 	if missing > 0 {
 		return fmt.Errorf("%w: %d objects of the first pass not found in the second", ErrChanged, missing)

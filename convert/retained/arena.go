@@ -1,0 +1,160 @@
+package retained
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"unsafe"
+)
+
+// The graph's big arrays (a few per object, two per reference) come from
+// an arena. Under the memory budget it is the Go heap, as make would do.
+// Over it, each array is a file in a temporary directory mapped into
+// memory (shared, read-write; on unix): the kernel writes its pages back
+// to the file and drops them when memory runs short, so a graph larger
+// than memory is worked on from disk instead of failing. The files are
+// unlinked as soon as they are mapped, so nothing is left behind when the
+// process dies; the directory is removed when the analysis ends.
+//
+// Mapped arrays are not Go heap: neither the runtime's memory limit nor
+// the converter's heap watch (Options.MaxMemory) counts them.
+
+// bytesPerObject and bytesPerRef estimate the graph's peak (see
+// docs/retained.md, Memory): the estimate decides whether to spill.
+const (
+	bytesPerObject = 36
+	bytesPerRef    = 8
+)
+
+// graphBytes estimates the peak bytes of the graph arrays for n objects
+// and up to refs references.
+func graphBytes(n int, refs int64) int64 {
+	return int64(n)*bytesPerObject + refs*bytesPerRef
+}
+
+// arena hands out arrays from the heap or, when spilling, from mapped
+// files. A nil *arena is the heap. Safe for concurrent use.
+type arena struct {
+	parent string // where the spill directory is made ("" = os.TempDir())
+
+	mu     sync.Mutex
+	dir    string             // the spill directory, once made
+	maps   map[uintptr][]byte // live mappings by base address
+	mapped int64              // bytes mapped in all
+	peak   int64              // most bytes mapped at once
+	live   int64
+	err    error // first mapping failure: arrays then come from the heap
+}
+
+// newArena returns an arena that spills to a directory made in parent,
+// or nil (the heap) when this platform cannot map files.
+func newArena(parent string) *arena {
+	if !canSpill {
+		return nil
+	}
+	return &arena{parent: parent, maps: map[uintptr][]byte{}}
+}
+
+// grab returns size zeroed bytes, mapped from a file when it can.
+func (a *arena) grab(size int) []byte {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.err == nil && a.dir == "" {
+		a.dir, a.err = os.MkdirTemp(a.parent, "hprof2pprof-retained-")
+	}
+	if a.err != nil {
+		return nil
+	}
+	b, err := mapFile(a.dir, size)
+	if err != nil {
+		a.err = err
+		return nil
+	}
+	a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = b
+	a.mapped += int64(size)
+	a.live += int64(size)
+	a.peak = max(a.peak, a.live)
+	return b
+}
+
+// elem are the element types the arena hands out.
+type elem interface {
+	~uint32 | ~int32 | ~int64 | ~uint64 | ~bool
+}
+
+// alloc returns a zeroed slice of length n and capacity c (c >= n) from
+// a's files, or from the heap when a is nil or mapping fails.
+func alloc[T elem](a *arena, n, c int) []T {
+	var zero T
+	if a == nil || c == 0 {
+		return make([]T, n, c)
+	}
+	b := a.grab(c * int(unsafe.Sizeof(zero)))
+	if b == nil {
+		return make([]T, n, c)
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), c)[:n]
+}
+
+// free unmaps s if a mapped it; heap slices are left to the collector.
+// s must not be used afterwards.
+func free[T elem](a *arena, s []T) {
+	if a == nil || cap(s) == 0 {
+		return
+	}
+	base := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
+	a.mu.Lock()
+	b, ok := a.maps[base]
+	if ok {
+		delete(a.maps, base)
+		a.live -= int64(len(b))
+	}
+	a.mu.Unlock()
+	if ok {
+		unmap(b)
+	}
+}
+
+// close unmaps what is still mapped and removes the spill directory.
+func (a *arena) close() error {
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for k, b := range a.maps {
+		unmap(b)
+		delete(a.maps, k)
+	}
+	a.live = 0
+	if a.dir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(a.dir); err != nil {
+		return fmt.Errorf("retained: removing the spill directory: %w", err)
+	}
+	return nil
+}
+
+// spillBudget is the budget that Input.MemoryBudget 0 stands for: three
+// quarters of the memory the kernel says is available, or no limit when
+// it does not say (not linux).
+func spillBudget() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
+			f := strings.Fields(rest)
+			if len(f) == 2 && f[1] == "kB" {
+				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil && kb > 0 {
+					return kb * 1024 / 4 * 3
+				}
+			}
+		}
+	}
+	return 0
+}
