@@ -13,7 +13,6 @@ package convert
 
 import (
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -120,7 +119,3 @@ func sortThreads(ts []graph.Thread) {
 		return 0
 	})
 }
-
-func itoa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func sortStrings(s []string) { slices.Sort(s) }

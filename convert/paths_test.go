@@ -5,6 +5,8 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -72,8 +74,8 @@ func TestMappedEqualsStreamed(t *testing.T) {
 func mapSoft(m map[string]int64) []string {
 	var out []string
 	for k, v := range m {
-		out = append(out, k+"="+itoa(v))
+		out = append(out, k+"="+strconv.FormatInt(v, 10))
 	}
-	sortStrings(out)
+	slices.Sort(out)
 	return out
 }
