@@ -5,7 +5,6 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,7 +62,11 @@ func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 	}
 	if zr, ok := parallelGunzip(f); ok {
 		defer zr.Close()
-		return convertStream(ctx, zr, "gzip", path, opts, reopenFile(path))
+		g, err := convertStream(ctx, zr, "gzip", path, opts, reopenFile(path))
+		if g != nil {
+			g.Source.Notes = append(g.Source.Notes, "gzip: the JDK's chunked -gz format, members inflated in parallel ("+inflateImpl+")")
+		}
+		return g, err
 	}
 	return convert(ctx, f, path, opts, reopenFile(path))
 }
@@ -262,5 +265,3 @@ func (d *binDecoder) describe() {
 	}
 	d.describeQuirks()
 }
-
-var errTextNotLinked = errors.New("text reports are not supported by this build")
