@@ -161,10 +161,10 @@ func TestRetainedChain(t *testing.T) {
 }
 
 // BenchmarkRetained converts a heap dump with the retained view only.
-// HPROF2PPROF_BENCH_DUMP names another dump (e.g. bench-1g.hprof).
+// HPROF_BENCH_DUMP names another dump (e.g. bench-1g.hprof).
 func BenchmarkRetained(b *testing.B) {
 	path := filepath.Join("..", "testdata", "jdk17-zoo-live.hprof")
-	if p := os.Getenv("HPROF2PPROF_BENCH_DUMP"); p != "" {
+	if p := os.Getenv("HPROF_BENCH_DUMP"); p != "" {
 		path = p
 	}
 	fi, err := os.Stat(path)
