@@ -35,12 +35,11 @@ func newObjAgg(idSize int, header [2]int64, hasFrames func(uint32) bool) *objAgg
 }
 
 // traced reports whether an allocation trace serial names frames.
+// It is asked for every object: the answer for the last serial is kept,
+// and the function is small enough to be inlined.
 func (a *objAgg) traced(serial uint32) bool {
-	if serial == 0 {
-		return false
-	}
 	if serial != a.lastTrace {
-		a.lastTrace, a.lastFrames = serial, a.hasFrames(serial)
+		a.lastTrace, a.lastFrames = serial, serial != 0 && a.hasFrames(serial)
 	}
 	return a.lastFrames
 }
@@ -49,10 +48,7 @@ func (a *objAgg) class(id uint64, trace uint32) *objAcc {
 	if a.heap != 0 {
 		return a.keyed(objKey{class: id, trace: a.frameTrace(trace), heap: a.heap})
 	}
-	if trace != a.lastTrace {
-		a.lastTrace, a.lastFrames = trace, trace != 0 && a.hasFrames(trace)
-	}
-	if a.lastFrames {
+	if a.traced(trace) {
 		return a.keyed(objKey{class: id, trace: trace})
 	}
 	if id == a.lastClass && a.lastAcc != nil {
