@@ -56,12 +56,8 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 			f.flags(fs)
 		}
 	}
-	args, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if err := df.check(); err != nil {
-		errorf(e, "", err)
+	args, ok := df.parse(e, fs, args)
+	if !ok {
 		return exitUsage
 	}
 	if len(args) == 0 {

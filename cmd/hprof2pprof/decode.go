@@ -68,6 +68,21 @@ func (d *decodeFlags) check() error {
 	return nil
 }
 
+// parse parses a command's arguments (flags may stand among the inputs)
+// and checks the shared flags. ok is false when the command must exit
+// with status 2; the reason has been printed.
+func (d *decodeFlags) parse(e *env, fs *flag.FlagSet, args []string) (rest []string, ok bool) {
+	rest, err := parseInterspersed(fs, args)
+	if err != nil {
+		return nil, false
+	}
+	if err := d.check(); err != nil {
+		errorf(e, "", err)
+		return nil, false
+	}
+	return rest, true
+}
+
 func (d *decodeFlags) options() convert.Options {
 	opts := convert.Options{
 		Interval:   d.interval,

@@ -54,12 +54,8 @@ func runInfo(ctx context.Context, e *env, args []string) int {
 	var df decodeFlags
 	df.add(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	inputs, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if err := df.check(); err != nil {
-		errorf(e, "", err)
+	inputs, ok := df.parse(e, fs, args)
+	if !ok {
 		return exitUsage
 	}
 	if len(inputs) != 1 {

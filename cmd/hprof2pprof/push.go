@@ -60,12 +60,8 @@ func runPush(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&noRetry, "no-retry", false, "send once, never retry")
 	fs.StringVar(&compression, "compression", "gzip", "gzip or none")
 	fs.StringVar(&serviceName, "service-name", "", "service.name on the profiles (default: the input's base name)")
-	inputs, err := parseInterspersed(fs, args)
-	if err != nil {
-		return exitUsage
-	}
-	if err := df.check(); err != nil {
-		errorf(e, "", err)
+	inputs, ok := df.parse(e, fs, args)
+	if !ok {
 		return exitUsage
 	}
 	if o.Endpoint == "" || len(inputs) == 0 {
