@@ -79,6 +79,16 @@ func (p *parser) stack(trace uint32) graph.StackID {
 
 // threadLabel names a thread serial ("thread 200003" when the file has no
 // THREAD START for it).
+// traceLabels starts the labels of a row of trace serial: its thread,
+// when the trace names one (the agent's thread=y).
+func (p *parser) traceLabels(labels []graph.Label, trace uint32) []graph.Label {
+	labels = labels[:0]
+	if th, ok := p.traceThread[trace]; ok {
+		labels = append(labels, p.threadLabel(th))
+	}
+	return labels
+}
+
 func (p *parser) threadLabel(serial uint32) graph.Label {
 	name, ok := p.threadName[serial]
 	if !ok {
@@ -119,10 +129,7 @@ func (p *parser) cpuView(ss []*section) {
 		total += s.total
 		for _, r := range s.rows {
 			st := p.stack(r.trace)
-			labels = labels[:0]
-			if th, ok := p.traceThread[r.trace]; ok {
-				labels = append(labels, p.threadLabel(th))
-			}
+			labels = p.traceLabels(labels, r.trace)
 			if p.g.Blocked(st) {
 				labels = append(labels, graph.BlockedState)
 			}
@@ -147,10 +154,7 @@ func (p *parser) percentView(v *graph.View, ss []*section, name string) {
 		total += s.total
 		for _, r := range s.rows {
 			st := p.stack(r.trace)
-			labels = labels[:0]
-			if th, ok := p.traceThread[r.trace]; ok {
-				labels = append(labels, p.threadLabel(th))
-			}
+			labels = p.traceLabels(labels, r.trace)
 			if r.name != "" {
 				labels = append(labels, graph.Label{Key: graph.LabelMonitor, Str: r.name})
 			}
