@@ -408,12 +408,18 @@ func (h *heapDump) field(d *binDecoder, cls uint64, data []byte, name string) (u
 // maxThreadPayload bounds what is read of a thread object or a name.
 const maxThreadPayload = 1 << 16
 
-func (h *heapDump) readThread(d *binDecoder, s *hprof.SubRecord, hr *hprof.HeapReader) error {
+// smallPayload reads the current sub-record's payload when it is small
+// enough for a name to be in it; nil (and no error) when it is not.
+func smallPayload(hr *hprof.HeapReader) ([]byte, error) {
 	if hr.PayloadSize() > maxThreadPayload {
-		return nil
+		return nil, nil
 	}
-	data, err := hr.Payload()
-	if err != nil {
+	return hr.Payload()
+}
+
+func (h *heapDump) readThread(d *binDecoder, s *hprof.SubRecord, hr *hprof.HeapReader) error {
+	data, err := smallPayload(hr)
+	if err != nil || data == nil {
 		return err
 	}
 	if !h.classChainKnown(s.ClassID) {
@@ -456,11 +462,8 @@ func (h *heapDump) threadData(d *binDecoder, class, id uint64, data []byte) {
 }
 
 func (h *heapDump) readString(d *binDecoder, s *hprof.SubRecord, hr *hprof.HeapReader) error {
-	if hr.PayloadSize() > maxThreadPayload {
-		return nil
-	}
-	data, err := hr.Payload()
-	if err != nil {
+	data, err := smallPayload(hr)
+	if err != nil || data == nil {
 		return err
 	}
 	h.stringData(d, s.ClassID, s.ID, data)
@@ -482,11 +485,8 @@ func (h *heapDump) stringData(d *binDecoder, class, id uint64, data []byte) {
 }
 
 func (h *heapDump) readArrayText(s *hprof.SubRecord, hr *hprof.HeapReader) error {
-	if hr.PayloadSize() > maxThreadPayload {
-		return nil
-	}
-	data, err := hr.Payload()
-	if err != nil {
+	data, err := smallPayload(hr)
+	if err != nil || data == nil {
 		return err
 	}
 	h.arrayData(s.ElemType, s.ID, data)
@@ -548,12 +548,7 @@ func (h *heapDump) finish(d *binDecoder) {
 		h.threadData(d, tf.class, id, tf.data)
 	}
 	h.threadFields = nil
-	for i := range h.threadRoots {
-		t := &h.threadRoots[i]
-		if nameRef := h.threadObjs[t.objectID]; nameRef != 0 {
-			t.name, _ = h.javaString(nameRef)
-		}
-	}
+	h.applyNames()
 	for tag, n := range h.subs {
 		if n > 0 {
 			d.g.Source.Records[hprof.SubTag(tag).String()] += n
@@ -590,7 +585,7 @@ func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.R
 			d.g.SoftFail("thread name pass failed: " + err.Error())
 			break
 		}
-		h.finish0(d)
+		h.applyNames()
 		if h.unresolved() == before && pass > 0 {
 			break
 		}
@@ -600,8 +595,9 @@ func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.R
 	}
 }
 
-// finish0 re-applies names after a name pass.
-func (h *heapDump) finish0(d *binDecoder) {
+// applyNames names the thread roots whose name String (and its array)
+// has been read.
+func (h *heapDump) applyNames() {
 	for i := range h.threadRoots {
 		t := &h.threadRoots[i]
 		if t.name == "" {

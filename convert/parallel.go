@@ -234,7 +234,7 @@ func (d *binDecoder) spanNamePass(h *heapDump, spans []heapSpan) {
 				}
 			}
 		}
-		h.finish0(d)
+		h.applyNames()
 		if h.unresolved() == 0 {
 			return
 		}
