@@ -200,7 +200,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 		switch s.Tag {
 		case hprof.InstanceDump:
 			acc := h.agg.instance(s.ClassID, s.TraceSerial)
-			if s.ClassID == h.stringCls && len(h.wantStr) > 0 && h.wantStr[s.ID] {
+			if h.needsString(s) {
 				if err := h.readString(d, s, hr); err != nil {
 					return err
 				}
@@ -213,7 +213,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 			h.agg.objArray(s.ClassID, s.TraceSerial, s.Length)
 		case hprof.PrimArrayDump, hprof.PrimArrayNoData:
 			h.agg.primArray(s.ElemType, s.TraceSerial, s.Length)
-			if len(h.wantArr) > 0 && h.wantArr[s.ID] && s.Tag == hprof.PrimArrayDump {
+			if s.Tag == hprof.PrimArrayDump && h.needsArray(s) {
 				if err := h.readArrayText(s, hr); err != nil {
 					return err
 				}
@@ -407,6 +407,27 @@ func (h *heapDump) field(d *binDecoder, cls uint64, data []byte, name string) (u
 
 // maxThreadPayload bounds what is read of a thread object or a name.
 const maxThreadPayload = 1 << 16
+
+// needsString reports whether an INSTANCE DUMP is a String a thread name
+// needs and that has not been read yet. Asked for every instance, so the
+// common case (no name wanted) costs a length check.
+func (h *heapDump) needsString(s *hprof.SubRecord) bool {
+	if len(h.wantStr) == 0 || s.ClassID != h.stringCls || !h.wantStr[s.ID] {
+		return false
+	}
+	_, done := h.strValue[s.ID]
+	return !done
+}
+
+// needsArray reports whether a primitive array holds the text of a name
+// and has not been read yet.
+func (h *heapDump) needsArray(s *hprof.SubRecord) bool {
+	if len(h.wantArr) == 0 || !h.wantArr[s.ID] {
+		return false
+	}
+	_, done := h.arrText[s.ID]
+	return !done
+}
 
 // smallPayload reads the current sub-record's payload when it is small
 // enough for a name to be in it; nil (and no error) when it is not.
@@ -642,17 +663,13 @@ func (d *binDecoder) namePass(ctx context.Context, h *heapDump, reopen func() (i
 				break
 			}
 			switch {
-			case s.Tag == hprof.InstanceDump && s.ClassID == h.stringCls && h.wantStr[s.ID]:
-				if _, done := h.strValue[s.ID]; !done {
-					if err := h.readString(d, s, hr); err != nil {
-						return nil
-					}
+			case s.Tag == hprof.InstanceDump && h.needsString(s):
+				if err := h.readString(d, s, hr); err != nil {
+					return nil
 				}
-			case s.Tag == hprof.PrimArrayDump && h.wantArr[s.ID]:
-				if _, done := h.arrText[s.ID]; !done {
-					if err := h.readArrayText(s, hr); err != nil {
-						return nil
-					}
+			case s.Tag == hprof.PrimArrayDump && h.needsArray(s):
+				if err := h.readArrayText(s, hr); err != nil {
+					return nil
 				}
 			}
 		}

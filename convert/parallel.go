@@ -220,16 +220,12 @@ func (d *binDecoder) spanNamePass(h *heapDump, spans []heapSpan) {
 				case hprof.InstanceDump:
 					if ref, ok := h.threadObjs[s.ID]; ok && ref == 0 {
 						h.threadData(d, s.ClassID, s.ID, data)
-					} else if s.ClassID == h.stringCls && h.wantStr[s.ID] {
-						if _, done := h.strValue[s.ID]; !done {
-							h.stringData(d, s.ClassID, s.ID, data)
-						}
+					} else if h.needsString(s) {
+						h.stringData(d, s.ClassID, s.ID, data)
 					}
 				case hprof.PrimArrayDump:
-					if h.wantArr[s.ID] {
-						if _, done := h.arrText[s.ID]; !done {
-							h.arrayData(s.ElemType, s.ID, data)
-						}
+					if h.needsArray(s) {
+						h.arrayData(s.ElemType, s.ID, data)
 					}
 				}
 			}
