@@ -128,12 +128,22 @@ func convert(ctx context.Context, in io.Reader, name string, opts Options, reope
 
 // convertStream decodes an already decompressed stream.
 func convertStream(ctx context.Context, in io.Reader, compression, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
-	br := bufio.NewReaderSize(in, 1<<16)
-	prefix, err := br.Peek(512)
-	if len(prefix) == 0 && err != nil {
-		return nil, fmt.Errorf("%w: %s data: %v", ErrNotHPROF, compression, err)
+	br, prefix, err := peeked(in, compression)
+	if err != nil {
+		return nil, err
 	}
 	return decodeStream(ctx, br, compression, prefix, name, opts, reopen)
+}
+
+// peeked buffers a decompressed stream and returns its first bytes, for
+// sniffing; a stream that yields nothing is not HPROF.
+func peeked(r io.Reader, compression string) (*bufio.Reader, []byte, error) {
+	br := bufio.NewReaderSize(r, 1<<16)
+	prefix, err := br.Peek(512)
+	if len(prefix) == 0 && err != nil {
+		return nil, nil, fmt.Errorf("%w: %s data: %v", ErrNotHPROF, compression, err)
+	}
+	return br, prefix, nil
 }
 
 func decodeStream(ctx context.Context, r io.Reader, compression string, prefix []byte, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
@@ -186,10 +196,9 @@ func decompress(in io.Reader) (io.Reader, string, []byte, error) {
 		prefix, _ := br.Peek(512)
 		return br, "", prefix, nil
 	}
-	cbr := bufio.NewReaderSize(r, 1<<16)
-	prefix, err := cbr.Peek(512)
-	if len(prefix) == 0 && err != nil {
-		return nil, "", nil, fmt.Errorf("%w: %s data: %v", ErrNotHPROF, compression, err)
+	cbr, prefix, err := peeked(r, compression)
+	if err != nil {
+		return nil, "", nil, err
 	}
 	return cbr, compression, prefix, nil
 }
