@@ -9,6 +9,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
 // The parallel path for plain files. Top-level records are read as a
@@ -88,8 +89,8 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapDump) error {
 			for i := range next {
 				sp := spans[i]
 				if f, ok := d.file.(*os.File); ok && d.mapSpans {
-					if body, unmap, ok := mapSpan(f, sp.off, sp.n); ok {
-						err := guardFaults(func() { results[i] = scanSpan(sp.rec, body, d.r.IDSize(), agg, objs) })
+					if body, unmap, ok := source.Map(f, sp.off, sp.n); ok {
+						err := source.GuardFaults(func() { results[i] = scanSpan(sp.rec, body, d.r.IDSize(), agg, objs) })
 						unmap()
 						if err != nil {
 							results[i] = spanResult{err: err}

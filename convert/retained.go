@@ -11,6 +11,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
 // The retained view (package convert/retained) holds the whole object
@@ -56,9 +57,9 @@ func (fs *fileSegments) SegmentOffset(i int) int64 { return fs.spans[i].off }
 func (fs *fileSegments) Body(i int, buf *[]byte, fn func(hprof.Record, []byte)) error {
 	sp := fs.spans[i]
 	if fs.mmap {
-		if body, unmap, ok := mapSpan(fs.f, sp.off, sp.n); ok {
+		if body, unmap, ok := source.Map(fs.f, sp.off, sp.n); ok {
 			defer unmap()
-			return guardFaults(func() { fn(sp.rec, body) })
+			return source.GuardFaults(func() { fn(sp.rec, body) })
 		}
 	}
 	body, err := sp.read(fs.f, buf)

@@ -8,10 +8,6 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/text"
 )
 
-// textSniff reports whether p starts a text report of the hprof agent
-// (java.hprof.txt) or a cpu=old report.
-func textSniff(p []byte) bool { return text.Sniff(p) }
-
 // decodeText parses a text report into g, keeping what convert already
 // set (path, compression).
 func decodeText(ctx context.Context, r io.Reader, g *graph.Graph, opts Options) error {
