@@ -10,7 +10,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
-	"github.com/hprof2pprof/hprof2pprof/convert/names"
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 )
 
 // binDecoder turns the records of one binary HPROF input into a graph.
@@ -146,7 +146,7 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 			d.g.SoftFail("class names missing string")
 			name = fmt.Sprintf("unknown-class-0x%x", v.ObjectID)
 		}
-		cls := d.deobfuscateClass(v.ObjectID, names.Class(name))
+		cls := d.deobfuscateClass(v.ObjectID, javaname.Class(name))
 		if old, dup := d.className[v.ObjectID]; dup {
 			if old != cls {
 				d.g.SoftFail("class ID loaded under two names")
