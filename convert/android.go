@@ -3,6 +3,7 @@ package convert
 import (
 	"fmt"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
 
@@ -14,9 +15,7 @@ import (
 // of the field values and 0 for java.lang.Object.
 
 // newSizeModel reports whether the CLASS DUMP instance sizes are object
-// sizes (java.lang.Object's is non-zero), as VisualVM's heap library
-// decides too. Then an instance's shallow size is its class's instance
-// size as written, unaligned; arrays keep the header model.
+// sizes (heapsize.WrittenSizes), as VisualVM's heap library decides too.
 func (h *heapDump) newSizeModel() bool { return h.objectSize != 0 }
 
 // heapIndex numbers the Android heaps of a dump from 1 in the order met;
@@ -113,7 +112,7 @@ func (h *heapDump) noteObjectClass(d *binDecoder, c *hprof.ClassRecord) {
 
 // sizeModelText describes the size model of the heap view.
 func (h *heapDump) sizeModelText(d *binDecoder, oop int, why string, hdr int) string {
-	if h.newSizeModel() && d.opts.HeaderSize == 0 && d.opts.RefSize == 0 {
+	if heapsize.WrittenSizes(h.objectSize, d.opts.HeaderSize, d.opts.RefSize) {
 		return fmt.Sprintf("size model: instances as the CLASS DUMP gives them (Android object sizes, java.lang.Object %d bytes, not aligned); arrays: header %d, reference %d bytes, 8-byte alignment", h.objectSize, hdr+4, oop)
 	}
 	return fmt.Sprintf("size model: reference %d bytes (%s), object header %d, array header %d, 8-byte alignment", oop, why, hdr, hdr+4)

@@ -1,6 +1,9 @@
 package convert
 
-import "github.com/hprof2pprof/hprof2pprof/convert/hprof"
+import (
+	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+)
 
 // objAgg counts the objects of one heap dump, or of the part of it one
 // worker read. It is the per-object hot path, so it avoids hashing
@@ -9,7 +12,7 @@ import "github.com/hprof2pprof/hprof2pprof/convert/hprof"
 // for runs of the same class; primitive arrays by element type.
 type objAgg struct {
 	idSize     int
-	header     [2]int64 // array header (object header + 4) for references of 4 and 8 bytes
+	header     [2]int64 // object header for references of 4 and 8 bytes
 	byClass    *classTable
 	byTrace    map[objKey]*objAcc // objects whose trace names frames (hprof agent dumps)
 	prims      [16]*objAcc        // primitive arrays without such a trace, by element type
@@ -80,8 +83,8 @@ func (a *objAgg) objArray(class uint64, trace uint32, n uint32) {
 	acc := a.class(class, trace)
 	acc.isArray = true
 	acc.count++
-	acc.arrBytes[0] += align8(a.header[0] + int64(n)*4)
-	acc.arrBytes[1] += align8(a.header[1] + int64(n)*8)
+	acc.arrBytes[0] += heapsize.Array(a.header[0], int64(n), 4)
+	acc.arrBytes[1] += heapsize.Array(a.header[1], int64(n), 8)
 }
 
 // primArray counts a PRIMITIVE ARRAY DUMP (or NODATA) of n elements.
@@ -103,9 +106,9 @@ func (a *objAgg) primArray(t hprof.BasicType, trace uint32, n uint32) {
 	}
 	acc.isArray = true
 	acc.count++
-	data := int64(n) * int64(t.Size(a.idSize))
-	acc.arrBytes[0] += align8(a.header[0] + data)
-	acc.arrBytes[1] += align8(a.header[1] + data)
+	elem := int64(t.Size(a.idSize))
+	acc.arrBytes[0] += heapsize.Array(a.header[0], int64(n), elem)
+	acc.arrBytes[1] += heapsize.Array(a.header[1], int64(n), elem)
 }
 
 // each calls fn for every group of objects.

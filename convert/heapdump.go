@@ -8,6 +8,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
 
@@ -107,6 +108,8 @@ type heapDump struct {
 	// the one objects are in now.
 	heaps androidHeaps
 	art   bool // java.lang.Object has ART's shadow$_klass_ field
+
+	chain []heapsize.Layout // instanceSize's buffer
 }
 
 type threadFields struct {
@@ -258,10 +261,10 @@ func (d *binDecoder) endDump(ctx context.Context) error {
 	return nil
 }
 
-// newObjAgg starts counting objects with this input's size model:
-// arrays are align8(header + 4 + data), summed for both reference sizes.
+// newObjAgg starts counting objects with this input's size model
+// (heapsize.Array), summed for both reference sizes.
 func (d *binDecoder) newObjAgg() *objAgg {
-	return newObjAgg(d.r.IDSize(), [2]int64{int64(d.header(4)) + 4, int64(d.header(8)) + 4}, d.traceHasFrames)
+	return newObjAgg(d.r.IDSize(), [2]int64{int64(d.header(4)), int64(d.header(8))}, d.traceHasFrames)
 }
 
 // traceHasFrames reports whether a STACK TRACE serial names frames.
@@ -270,17 +273,11 @@ func (d *binDecoder) traceHasFrames(serial uint32) bool {
 	return ok && len(t.Frames) > 0
 }
 
-// header is the object header size for a reference size: the ID size
-// plus the reference size (the oracle's model: 12 with compressed oops,
-// 16 without), unless the user set it.
+// header is the object header size for a reference size
+// (heapsize.Header), unless the user set it.
 func (d *binDecoder) header(oop int) int {
-	if d.opts.HeaderSize > 0 {
-		return d.opts.HeaderSize
-	}
-	return d.r.IDSize() + oop
+	return heapsize.Header(d.r.IDSize(), oop, d.opts.HeaderSize)
 }
-
-func align8(n int64) int64 { return (n + 7) &^ 7 }
 
 func (h *heapDump) classDump(d *binDecoder, c *hprof.ClassRecord) {
 	if _, dup := h.classes[c.ID]; dup {
@@ -324,8 +321,11 @@ func (h *heapDump) guessOop(d *binDecoder, c *hprof.ClassRecord, hi, lo, from st
 			b, hb = int64(s.Value), s.Type == hprof.TypeLong
 		}
 	}
-	if ha && hb && (a-b == 4 || a-b == 8) {
-		h.oopGuess, h.oopSource = int(a-b), from
+	if !ha || !hb {
+		return
+	}
+	if ref, ok := heapsize.RefFromOffsets(a, b); ok {
+		h.oopGuess, h.oopSource = ref, from
 	}
 }
 
@@ -752,26 +752,18 @@ func (d *binDecoder) buildHeap() {
 // oopSize picks the reference size: the user's, 4 for 4-byte IDs, the
 // size inferred from JDK static fields, else the ID size.
 func (d *binDecoder) oopSize(h *heapDump) (int, string) {
-	switch {
-	case d.opts.RefSize > 0:
-		return d.opts.RefSize, "set by --ref-size"
-	case h.idSize == 4:
-		return 4, "the ID size"
-	case h.oopGuess != 0:
-		return h.oopGuess, "from static offsets in " + h.oopSource
-	}
-	return h.idSize, "the ID size; no JDK class told otherwise"
+	return heapsize.RefSize(d.opts.RefSize, h.idSize, h.oopGuess, h.oopSource)
 }
 
-// instanceSize is align8(header + Σ field sizes over the class and its
-// super classes), references counted as oop bytes.
+// instanceSize is the shallow size of an instance of cls
+// (heapsize.Instance over its class chain, or the size Android wrote).
 func (d *binDecoder) instanceSize(h *heapDump, cls uint64, oop int) int64 {
-	if h.newSizeModel() && d.opts.HeaderSize == 0 && d.opts.RefSize == 0 {
+	if heapsize.WrittenSizes(h.objectSize, d.opts.HeaderSize, d.opts.RefSize) {
 		if c := h.classes[cls]; c != nil {
 			return int64(c.size)
 		}
 	}
-	n := int64(d.header(oop))
+	h.chain = h.chain[:0]
 	for i := 0; cls != 0 && i < 256; i++ {
 		c := h.classes[cls]
 		if c == nil {
@@ -780,8 +772,8 @@ func (d *binDecoder) instanceSize(h *heapDump, cls uint64, oop int) int64 {
 			}
 			break
 		}
-		n += int64(c.refs*oop + c.prims)
+		h.chain = append(h.chain, heapsize.Layout{Refs: c.refs, Prims: c.prims})
 		cls = c.super
 	}
-	return align8(n)
+	return heapsize.Instance(d.header(oop), oop, h.chain)
 }

@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 	"github.com/hprof2pprof/hprof2pprof/convert/source"
@@ -99,8 +100,8 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		Dump:      h.index,
 		Classes:   make(map[uint64]*retained.Class, len(h.classes)),
 		FieldName: func(id uint64) string { return d.strings[id] },
-		// The heap view's array model (newObjAgg): align8(header + 4 + data).
-		ArraySize: func(data int64) int64 { return align8(int64(d.header(oop)) + 4 + data) },
+		// The heap view's array model: data bytes of elements.
+		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(oop)), data, 1) },
 		RefSize:   oop,
 		KeepIDs:   d.opts.probe != nil,
 	}
