@@ -10,6 +10,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 )
 
@@ -49,8 +50,8 @@ type binDecoder struct {
 	control     *hprof.ControlSettings
 	summary     *hprof.HeapSummary
 
-	heap     *heapDump // the dump being read
-	lastHeap *heapDump // the dump the heap view is taken from
+	heap     *heapdump.Dump // the dump being read
+	lastHeap *heapdump.Dump // the dump the heap view is taken from
 	dumps    int
 
 	progressNext int64
@@ -324,8 +325,8 @@ func (d *binDecoder) finish(ctx context.Context, reopen func() (io.ReadCloser, e
 		d.lastHeap = d.heap
 	}
 	if h := d.lastHeap; h != nil {
-		h.finish(d)
-		g.Source.Dump = h.index
+		d.finishDump(h)
+		g.Source.Dump = h.Index
 		if d.opts.wants(graph.ViewThreads) {
 			d.resolveThreadNames(ctx, reopen)
 		}
@@ -432,16 +433,16 @@ func (d *binDecoder) buildThreads() {
 	g := d.g
 	v := graph.NewThreadsView()
 	v.Time = g.Source.Time
-	if h := d.lastHeap; h != nil && len(h.threadRoots) > 0 {
-		for _, t := range h.threadRoots {
-			st := d.stack(t.traceSerial)
+	if h := d.lastHeap; h != nil && len(h.ThreadRoots) > 0 {
+		for _, t := range h.ThreadRoots {
+			st := d.stack(t.TraceSerial)
 			if st == 0 {
 				// jhsdb points every thread root at the empty dummy
 				// trace; the thread's own STACK TRACE names its serial.
-				st = d.stackOfThread(t.threadSerial)
+				st = d.stackOfThread(t.ThreadSerial)
 			}
-			th := graph.Thread{Serial: t.threadSerial, ObjectID: t.objectID, Name: t.name, Class: t.class, Stack: st}
-			if st, ok := d.threads[t.threadSerial]; ok {
+			th := graph.Thread{Serial: t.ThreadSerial, ObjectID: t.ObjectID, Name: t.Name, Class: t.Class, Stack: st}
+			if st, ok := d.threads[t.ThreadSerial]; ok {
 				// The agent names its threads in START THREAD records;
 				// its heap dumps carry no field values to read names from.
 				if th.Name == "" {
@@ -510,7 +511,7 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 		}
 	}
 	runErr := d.run(ctx, r)
-	if h := d.heap; h != nil && len(h.spans) > 0 {
+	if h := d.heap; h != nil && len(h.Spans) > 0 {
 		// The input ended inside a dump: count what it holds.
 		if err := d.scanSpans(ctx, h); err != nil && runErr == nil {
 			runErr = err
@@ -531,19 +532,19 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 	if d.heap != nil && d.heap != d.lastHeap && d.lastHeap != nil {
 		// An incomplete dump after a complete one: report it, keep the
 		// complete one.
-		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("heap dump %d is incomplete and was not used", d.heap.index))
+		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("heap dump %d is incomplete and was not used", d.heap.Index))
 	}
 	if h := d.lastHeap; h != nil || d.heap != nil {
 		if h == nil {
 			h = d.heap
 		}
-		if !h.complete && runErr == nil {
+		if !h.Complete && runErr == nil {
 			// Segments with no HEAP DUMP END: the writer stopped, or the
 			// file was cut at a record boundary.
 			g.Damage = &hprof.FormatError{Off: g.Source.Bytes, Record: "HEAP DUMP SEGMENT", Msg: "no HEAP DUMP END before the end of the input", Err: hprof.ErrTruncated}
-			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d has no HEAP DUMP END: the input ends after its last whole record, so later objects may be missing", h.index))
-		} else if !h.complete {
-			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.index))
+			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d has no HEAP DUMP END: the input ends after its last whole record, so later objects may be missing", h.Index))
+		} else if !h.Complete {
+			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.Index))
 		}
 	}
 	g.StackBudget = graph.StackBudgetFor(r.Offset())

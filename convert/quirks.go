@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 )
 
 // androidWriter names the Android writer: ART lists the object header
@@ -16,7 +17,7 @@ func (d *binDecoder) androidWriter() string {
 	switch {
 	case h == nil:
 		return "Android (ART or Dalvik hprof writer; no heap dump to tell which)"
-	case h.art:
+	case h.ART:
 		return "Android ART (Android 5 or later)"
 	}
 	return "Android Dalvik (Android 4.4 or earlier)"
@@ -44,17 +45,17 @@ func (d *binDecoder) describeQuirks() {
 	if h == nil {
 		return
 	}
-	if h.newSizeModel() {
-		note("CLASS DUMP instance sizes are object sizes (java.lang.Object: %d bytes), as Android writes them: instance sizes taken as written", h.objectSize)
+	if h.NewSizeModel() {
+		note("CLASS DUMP instance sizes are object sizes (java.lang.Object: %d bytes), as Android writes them: instance sizes taken as written", h.ObjectSize)
 	}
-	if len(h.heaps.nameIDs) > 0 {
-		objs := make([]int64, len(h.heaps.nameIDs)+1)
-		h.agg.each(func(k objKey, a *objAcc) { objs[k.heap] += a.count })
+	if len(h.Heaps.NameIDs) > 0 {
+		objs := make([]int64, len(h.Heaps.NameIDs)+1)
+		h.Agg.Each(func(k heapdump.Key, a *heapdump.Acc) { objs[k.Heap] += a.Count })
 		var parts []string
-		for i := range h.heaps.nameIDs {
-			parts = append(parts, fmt.Sprintf("%s (%d objects)", h.heaps.name(d, heapIndex(i+1)), objs[i+1]))
+		for i := range h.Heaps.NameIDs {
+			parts = append(parts, fmt.Sprintf("%s (%d objects)", h.Heaps.Name(d.env(), heapdump.HeapIndex(i+1)), objs[i+1]))
 		}
-		if h.heaps.overflow {
+		if h.Heaps.Overflow {
 			parts = append(parts, "more than 16 heap IDs: the last ones share one label")
 		}
 		if objs[0] > 0 {
@@ -65,7 +66,7 @@ func (d *binDecoder) describeQuirks() {
 	// Class names defined more than once (two class loaders), and LOAD
 	// CLASS records without a CLASS DUMP.
 	byName := map[string]int{}
-	for id := range h.classes {
+	for id := range h.Classes {
 		if n, ok := d.className[id]; ok {
 			byName[n]++
 		}
@@ -83,7 +84,7 @@ func (d *binDecoder) describeQuirks() {
 	}
 	undumped := 0
 	for id := range d.className {
-		if _, ok := h.classes[id]; !ok {
+		if _, ok := h.Classes[id]; !ok {
 			undumped++
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
@@ -21,53 +22,29 @@ import (
 // through reopen; standard input cannot be reopened, so there the view is
 // missing and a note says why.
 
-// spanObjects are the objects of one heap span, noted by the first pass
-// when the retained view is asked for: their IDs, and a bound on their
-// references (each takes an ID's bytes of the span).
-type spanObjects struct {
-	ids  []uint64
-	refs int64
-}
-
-func (o *spanObjects) add(s *hprof.SubRecord, idSize int) {
-	switch s.Tag {
-	case hprof.InstanceDump:
-		o.ids = append(o.ids, s.ID)
-		o.refs += int64(s.Length) / int64(idSize)
-	case hprof.ObjArrayDump:
-		o.ids = append(o.ids, s.ID)
-		o.refs += int64(s.Length)
-	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-		o.ids = append(o.ids, s.ID)
-	case hprof.ClassDump:
-		o.ids = append(o.ids, s.ID)
-		o.refs += int64(len(s.Class.Statics)) + 1 // + the loader
-	}
-}
-
 // fileSegments are the spans of a plain file, mapped when they can be.
 type fileSegments struct {
 	f     *os.File
-	spans []heapSpan
+	spans []heapdump.Span
 	mmap  bool
 }
 
 func (fs *fileSegments) Len() int                  { return len(fs.spans) }
-func (fs *fileSegments) SegmentOffset(i int) int64 { return fs.spans[i].off }
+func (fs *fileSegments) SegmentOffset(i int) int64 { return fs.spans[i].Off }
 
 func (fs *fileSegments) Body(i int, buf *[]byte, fn func(hprof.Record, []byte)) error {
 	sp := fs.spans[i]
 	if fs.mmap {
-		if body, unmap, ok := source.Map(fs.f, sp.off, sp.n); ok {
+		if body, unmap, ok := source.Map(fs.f, sp.Off, sp.N); ok {
 			defer unmap()
-			return source.GuardFaults(func() { fn(sp.rec, body) })
+			return source.GuardFaults(func() { fn(sp.Rec, body) })
 		}
 	}
-	body, err := sp.read(fs.f, buf)
+	body, err := sp.Read(fs.f, buf)
 	if err != nil {
 		return err
 	}
-	fn(sp.rec, body)
+	fn(sp.Rec, body)
 	return nil
 }
 
@@ -84,7 +61,7 @@ func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) 
 // adds the retained view.
 func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCloser, error)) {
 	h := d.lastHeap
-	if h == nil || len(h.classes) == 0 {
+	if h == nil || len(h.Classes) == 0 {
 		return
 	}
 	g := d.g
@@ -97,8 +74,8 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	oop, _ := d.oopSize(h)
 	in := retained.Input{
 		Open:      reopen,
-		Dump:      h.index,
-		Classes:   make(map[uint64]*retained.Class, len(h.classes)),
+		Dump:      h.Index,
+		Classes:   make(map[uint64]*retained.Class, len(h.Classes)),
 		FieldName: func(id uint64) string { return d.strings[id] },
 		// The heap view's array model: data bytes of elements.
 		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(oop)), data, 1) },
@@ -117,23 +94,23 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if d.opts.probe != nil {
 		in.GarbageHolds = d.opts.probe.garbageHolds
 	}
-	if f, ok := d.file.(*os.File); ok && !h.streamed && len(h.objs) > 0 {
+	if f, ok := d.file.(*os.File); ok && !h.Streamed && len(h.Objs) > 0 {
 		// The first pass noted every object of the dump's spans: fill
 		// the graph from the spans instead of reading the input twice.
-		in.Segments = &fileSegments{f: f, spans: h.allSpans[:len(h.objs)], mmap: d.mapSpans}
+		in.Segments = &fileSegments{f: f, spans: h.AllSpans[:len(h.Objs)], mmap: d.mapSpans}
 		in.IDSize = d.r.IDSize()
-		for _, o := range h.objs {
-			in.IDs = append(in.IDs, o.ids)
-			in.SegmentRefs = append(in.SegmentRefs, o.refs)
+		for _, o := range h.Objs {
+			in.IDs = append(in.IDs, o.IDs)
+			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
 		}
-		h.objs = nil
+		h.Objs = nil
 	}
-	for id, c := range h.classes {
+	for id, c := range h.Classes {
 		name := d.className[id]
 		if name == "" {
 			name = fmt.Sprintf("unknown-class-0x%x", id)
 		}
-		in.Classes[id] = &retained.Class{Name: name, Super: c.super, Fields: c.fields, Size: d.instanceSize(h, id, oop)}
+		in.Classes[id] = &retained.Class{Name: name, Super: c.Super, Fields: c.Fields, Size: d.instanceSize(h, id, oop)}
 	}
 	if d.opts.Progress != nil {
 		total := g.Source.Bytes
@@ -167,7 +144,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	v.Time = g.Source.Time
 	sortSamples(g, v)
 	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
-		h.index, d.dumps, oop))
+		h.Index, d.dumps, oop))
 	if spill != "" {
 		v.Comments = append(v.Comments, spill)
 	}

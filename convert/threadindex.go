@@ -1,7 +1,5 @@
 package convert
 
-import "github.com/hprof2pprof/hprof2pprof/convert/hprof"
-
 // threadIndex holds lookups by thread serial that the views need once per
 // thread or per trace. Built on first use, after every record is read, so
 // that a file with many threads and many traces costs one pass over each
@@ -42,28 +40,11 @@ func (x *threadIndex) rootName(d *binDecoder, thread uint32) string {
 	}
 	if x.names == nil {
 		x.names = map[uint32]string{}
-		for _, t := range d.lastHeap.threadRoots {
-			if _, seen := x.names[t.threadSerial]; !seen && t.name != "" {
-				x.names[t.threadSerial] = t.name
+		for _, t := range d.lastHeap.ThreadRoots {
+			if _, seen := x.names[t.ThreadSerial]; !seen && t.Name != "" {
+				x.names[t.ThreadSerial] = t.Name
 			}
 		}
 	}
 	return x.names[thread]
-}
-
-// countThreadRoot counts a ROOT THREAD OBJECT that names a thread serial
-// another thread object already has: two threads cannot share a serial,
-// so one of them gets the other's stack and name.
-func (h *heapDump) countThreadRoot(d *binDecoder, s *hprof.SubRecord) {
-	if s.ThreadSerial == 0 {
-		return
-	}
-	if h.rootBySerial == nil {
-		h.rootBySerial = map[uint32]uint64{}
-	}
-	if obj, ok := h.rootBySerial[s.ThreadSerial]; ok && obj != s.ID {
-		d.g.SoftFail("thread serial shared by two thread objects")
-		return
-	}
-	h.rootBySerial[s.ThreadSerial] = s.ID
 }
