@@ -27,18 +27,10 @@ type binDecoder struct {
 	size     int64
 	mapSpans bool // map spans instead of reading them (no copy)
 
-	strings       map[uint64]string
-	classSerial   map[uint32]uint64 // LOAD CLASS serial → class object ID
-	className     map[uint64]string // class object ID → source name
-	frames        map[uint64]hprof.Frame
-	traces        map[uint32]hprof.Trace
-	traceStack    map[uint32]graph.StackID
-	threads       map[uint32]*hprof.StartThread
-	ended         map[uint32]bool
-	frameBuf      []uint64
-	obfClass      map[uint64]string // class object ID → obfuscated name (with --mapping)
-	repeatedLoads int64             // LOAD CLASS records repeating a class ID and name
-	idx           threadIndex       // lookups by thread serial, built once (threadindex.go)
+	sym        *hprof.Symbols // strings, classes, frames, traces, threads
+	traceStack map[uint32]graph.StackID
+	obfClass   map[uint64]string // class object ID → obfuscated name (with --mapping)
+	idx        threadIndex       // lookups by thread serial, built once (threadindex.go)
 
 	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
 	cpuTotal    int64            // sum of the records' own totals
@@ -58,19 +50,16 @@ type binDecoder struct {
 }
 
 func newBinDecoder(g *graph.Graph, opts Options) *binDecoder {
-	return &binDecoder{
-		g:           g,
-		opts:        opts,
-		strings:     map[uint64]string{},
-		classSerial: map[uint32]uint64{},
-		className:   map[uint64]string{},
-		frames:      map[uint64]hprof.Frame{},
-		traces:      map[uint32]hprof.Trace{},
-		traceStack:  map[uint32]graph.StackID{},
-		threads:     map[uint32]*hprof.StartThread{},
-		ended:       map[uint32]bool{},
-		cpuByTrace:  map[uint32]int64{},
+	d := &binDecoder{
+		g:          g,
+		opts:       opts,
+		sym:        hprof.NewSymbols(),
+		traceStack: map[uint32]graph.StackID{},
+		cpuByTrace: map[uint32]int64{},
 	}
+	d.sym.NameClass = func(id uint64, name string) string { return d.deobfuscateClass(id, javaname.Class(name)) }
+	d.sym.SoftFail = func(msg string) { d.g.SoftFail(msg) }
+	return d
 }
 
 // wantDump reports whether the n-th (1-based) dump-like record is one to
@@ -125,64 +114,14 @@ func (d *binDecoder) progress() {
 	}
 }
 
+// record absorbs one record other than a heap dump's: symbols go to
+// the symbol tables, the rest is kept for the views.
 func (d *binDecoder) record(rec hprof.Record, body []byte) error {
+	if hprof.IsSymbol(rec.Tag) {
+		return d.sym.Add(d.r, rec, body)
+	}
 	r := d.r
 	switch rec.Tag {
-	case hprof.TagUTF8:
-		v, err := r.DecodeUTF8(rec, body)
-		if err != nil {
-			return err
-		}
-		if _, dup := d.strings[v.ID]; dup {
-			d.g.SoftFail("duplicate string ID")
-		}
-		d.strings[v.ID] = string(v.Text)
-	case hprof.TagLoadClass:
-		v, err := r.DecodeLoadClass(rec, body)
-		if err != nil {
-			return err
-		}
-		name, ok := d.strings[v.NameID]
-		if !ok {
-			d.g.SoftFail("class names missing string")
-			name = fmt.Sprintf("unknown-class-0x%x", v.ObjectID)
-		}
-		cls := d.deobfuscateClass(v.ObjectID, javaname.Class(name))
-		if old, dup := d.className[v.ObjectID]; dup {
-			if old != cls {
-				d.g.SoftFail("class ID loaded under two names")
-			} else {
-				// HotSpot can list a class again per initiating loader.
-				d.repeatedLoads++
-			}
-		}
-		d.classSerial[v.ClassSerial] = v.ObjectID
-		d.className[v.ObjectID] = cls
-	case hprof.TagUnloadClass:
-		if _, err := r.DecodeU4(rec, body); err != nil {
-			return err
-		}
-	case hprof.TagFrame:
-		v, err := r.DecodeFrame(rec, body)
-		if err != nil {
-			return err
-		}
-		if _, dup := d.frames[v.ID]; dup {
-			d.g.SoftFail("duplicate STACK FRAME ID")
-		}
-		d.frames[v.ID] = v
-	case hprof.TagTrace:
-		v, err := r.DecodeTrace(rec, body, d.frameBuf)
-		if err != nil {
-			return err
-		}
-		d.frameBuf = v.Frames
-		v.Frames = append([]uint64(nil), v.Frames...)
-		if _, dup := d.traces[v.Serial]; dup {
-			d.g.SoftFail("duplicate STACK TRACE serial")
-			delete(d.traceStack, v.Serial)
-		}
-		d.traces[v.Serial] = v
 	case hprof.TagAllocSites:
 		v, err := r.DecodeAllocSites(rec, body)
 		if err != nil {
@@ -198,44 +137,8 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 			return err
 		}
 		d.summary = &v
-	case hprof.TagStartThread:
-		v, err := r.DecodeStartThread(rec, body)
-		if err != nil {
-			return err
-		}
-		if _, live := d.threads[v.Serial]; live && !d.ended[v.Serial] {
-			d.g.SoftFail("START THREAD reuses the serial of a running thread")
-		}
-		d.threads[v.Serial] = &v
-		delete(d.ended, v.Serial)
-	case hprof.TagEndThread:
-		v, err := r.DecodeU4(rec, body)
-		if err != nil {
-			return err
-		}
-		if _, ok := d.threads[v]; !ok {
-			d.g.SoftFail("END THREAD names unknown thread")
-		}
-		d.ended[v] = true
 	case hprof.TagCPUSamples:
-		v, err := r.DecodeCPUSamples(rec, body)
-		if err != nil {
-			return err
-		}
-		d.cpuRecords++
-		if !d.wantDump(d.cpuRecords) {
-			return nil
-		}
-		d.cpuTotal += int64(v.Total)
-		d.cpuTime = rec.Time
-		var sum int64
-		for _, t := range v.Traces {
-			d.cpuByTrace[t.TraceSerial] += int64(t.Count)
-			sum += int64(t.Count)
-		}
-		if sum != int64(v.Total) {
-			d.g.SoftFail("CPU SAMPLES total differs from the sum of its traces")
-		}
+		return d.cpuSamples(rec, body)
 	case hprof.TagControlSettings:
 		v, err := r.DecodeControlSettings(rec, body)
 		if err != nil {
@@ -246,32 +149,56 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 	return nil
 }
 
+// cpuSamples adds a CPU SAMPLES record of the dump asked for (all of
+// them by default: each holds the samples since the one before).
+func (d *binDecoder) cpuSamples(rec hprof.Record, body []byte) error {
+	v, err := d.r.DecodeCPUSamples(rec, body)
+	if err != nil {
+		return err
+	}
+	d.cpuRecords++
+	if !d.wantDump(d.cpuRecords) {
+		return nil
+	}
+	d.cpuTotal += int64(v.Total)
+	d.cpuTime = rec.Time
+	var sum int64
+	for _, t := range v.Traces {
+		d.cpuByTrace[t.TraceSerial] += int64(t.Count)
+		sum += int64(t.Count)
+	}
+	if sum != int64(v.Total) {
+		d.g.SoftFail("CPU SAMPLES total differs from the sum of its traces")
+	}
+	return nil
+}
+
 // frame resolves a STACK FRAME ID into a graph frame.
 func (d *binDecoder) frame(id uint64) (graph.FrameID, bool) {
-	f, ok := d.frames[id]
+	f, ok := d.sym.Frames[id]
 	if !ok {
 		d.g.SoftFail("trace names missing frame")
 		return d.g.Frame(graph.Frame{Kind: graph.KindMethod, Class: "unknown", Method: fmt.Sprintf("frame-0x%x", id)}), false
 	}
 	class := "unknown"
-	if obj, ok := d.classSerial[f.ClassSerial]; ok {
-		class = d.className[obj]
+	if obj, ok := d.sym.ClassSerial[f.ClassSerial]; ok {
+		class = d.sym.ClassName[obj]
 	} else {
 		d.g.SoftFail("frame names missing class")
 	}
-	method, ok := d.strings[f.MethodID]
+	method, ok := d.sym.Strings[f.MethodID]
 	if !ok {
 		d.g.SoftFail("frame names missing string")
 	}
 	file := ""
 	if f.SourceID != 0 {
-		file = d.strings[f.SourceID]
+		file = d.sym.Strings[f.SourceID]
 	}
 	return d.g.Frame(graph.Frame{
 		Kind:      graph.KindMethod,
 		Class:     class,
 		Method:    method,
-		Signature: d.strings[f.SignatureID],
+		Signature: d.sym.Strings[f.SignatureID],
 		File:      file,
 		Line:      f.Line,
 	}), true
@@ -283,7 +210,7 @@ func (d *binDecoder) stack(serial uint32) graph.StackID {
 	if id, ok := d.traceStack[serial]; ok {
 		return id
 	}
-	t, ok := d.traces[serial]
+	t, ok := d.sym.Traces[serial]
 	if !ok {
 		if serial != 0 {
 			d.g.SoftFail(fmt.Sprintf("reference to missing STACK TRACE (serial %d)", serial))
@@ -311,8 +238,8 @@ func (d *binDecoder) threadName(serial uint32) string {
 	if serial == 0 {
 		return ""
 	}
-	if t, ok := d.threads[serial]; ok {
-		return d.strings[t.NameID]
+	if t, ok := d.sym.Threads[serial]; ok {
+		return d.sym.Strings[t.NameID]
 	}
 	return d.idx.rootName(d, serial)
 }
@@ -374,7 +301,7 @@ func (d *binDecoder) buildCPU() {
 func (d *binDecoder) cpuLabels(serial uint32, st graph.StackID) []graph.Label {
 	g := d.g
 	var labels []graph.Label
-	if t, ok := d.traces[serial]; ok {
+	if t, ok := d.sym.Traces[serial]; ok {
 		if name := d.threadName(t.ThreadSerial); name != "" {
 			labels = append(labels, graph.Label{Key: graph.LabelThread, Str: name})
 		}
@@ -396,8 +323,8 @@ func (d *binDecoder) siteClass(site hprof.AllocSite) string {
 		}
 		return class
 	}
-	if obj, ok := d.classSerial[site.ClassSerial]; ok {
-		return d.className[obj]
+	if obj, ok := d.sym.ClassSerial[site.ClassSerial]; ok {
+		return d.sym.ClassName[obj]
 	}
 	g.SoftFail("site names missing class")
 	return fmt.Sprintf("unknown-class-serial-%d", site.ClassSerial)
@@ -442,22 +369,22 @@ func (d *binDecoder) buildThreads() {
 				st = d.stackOfThread(t.ThreadSerial)
 			}
 			th := graph.Thread{Serial: t.ThreadSerial, ObjectID: t.ObjectID, Name: t.Name, Class: t.Class, Stack: st}
-			if st, ok := d.threads[t.ThreadSerial]; ok {
+			if st, ok := d.sym.Threads[t.ThreadSerial]; ok {
 				// The agent names its threads in START THREAD records;
 				// its heap dumps carry no field values to read names from.
 				if th.Name == "" {
-					th.Name = d.strings[st.NameID]
+					th.Name = d.sym.Strings[st.NameID]
 				}
-				th.Group = d.strings[st.GroupID]
+				th.Group = d.sym.Strings[st.GroupID]
 			}
 			g.Threads = append(g.Threads, th)
 		}
 	} else {
-		for serial, t := range d.threads {
-			if d.ended[serial] {
+		for serial, t := range d.sym.Threads {
+			if d.sym.Ended[serial] {
 				continue
 			}
-			th := graph.Thread{Serial: serial, ObjectID: t.ObjectID, Name: d.strings[t.NameID], Group: d.strings[t.GroupID],
+			th := graph.Thread{Serial: serial, ObjectID: t.ObjectID, Name: d.sym.Strings[t.NameID], Group: d.sym.Strings[t.GroupID],
 				Stack: d.stack(t.TraceSerial)}
 			if th.Stack == 0 {
 				th.Stack = d.stackOfThread(serial)

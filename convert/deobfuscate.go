@@ -29,17 +29,17 @@ func (d *binDecoder) deobfuscateClass(id uint64, name string) string {
 // retrace appends the graph frames of STACK FRAME id to ids, retraced
 // through the mapping: innermost first, as the trace lists them.
 func (d *binDecoder) retrace(ids []graph.FrameID, id uint64) []graph.FrameID {
-	f, ok := d.frames[id]
-	obj, known := d.classSerial[f.ClassSerial]
+	f, ok := d.sym.Frames[id]
+	obj, known := d.sym.ClassSerial[f.ClassSerial]
 	if !ok || !known {
 		fid, _ := d.frame(id)
 		return append(ids, fid)
 	}
 	obf, renamed := d.obfClass[obj]
 	if !renamed {
-		obf = d.className[obj] // kept its name; its methods may not have
+		obf = d.sym.ClassName[obj] // kept its name; its methods may not have
 	}
-	frames, ok := d.opts.Mapping.Frames(obf, d.strings[f.MethodID], int(f.Line))
+	frames, ok := d.opts.Mapping.Frames(obf, d.sym.Strings[f.MethodID], int(f.Line))
 	if !ok {
 		fid, _ := d.frame(id)
 		return append(ids, fid)
@@ -47,10 +47,10 @@ func (d *binDecoder) retrace(ids []graph.FrameID, id uint64) []graph.FrameID {
 	for i, mf := range frames {
 		gf := graph.Frame{Kind: graph.KindMethod, Class: mf.Class, Method: mf.Method, File: mf.File, Line: int32(mf.Line)}
 		if gf.File == "" && f.SourceID != 0 {
-			gf.File = d.strings[f.SourceID]
+			gf.File = d.sym.Strings[f.SourceID]
 		}
 		if i == 0 && len(frames) == 1 {
-			gf.Signature = d.opts.Mapping.Descriptor(d.strings[f.SignatureID])
+			gf.Signature = d.opts.Mapping.Descriptor(d.sym.Strings[f.SignatureID])
 		}
 		ids = append(ids, d.g.Frame(gf))
 	}

@@ -31,7 +31,7 @@ func (d *binDecoder) buildHeap() {
 				dropped += a.Count
 				return
 			}
-			class = d.className[k.Class]
+			class = d.sym.ClassName[k.Class]
 			if class == "" {
 				g.SoftFail("CLASS DUMP without LOAD CLASS")
 				class = fmt.Sprintf("unknown-class-0x%x", k.Class)

@@ -17,8 +17,8 @@ import (
 // heapEnv is what a heap dump asks of the decoder (heapdump.Env).
 type heapEnv struct{ d *binDecoder }
 
-func (e heapEnv) String(id uint64) string    { return e.d.strings[id] }
-func (e heapEnv) ClassName(id uint64) string { return e.d.className[id] }
+func (e heapEnv) String(id uint64) string    { return e.d.sym.Strings[id] }
+func (e heapEnv) ClassName(id uint64) string { return e.d.sym.ClassName[id] }
 func (e heapEnv) SoftFail(msg string)        { e.d.g.SoftFail(msg) }
 
 func (d *binDecoder) env() heapdump.Env { return heapEnv{d} }
@@ -136,7 +136,7 @@ func (d *binDecoder) newObjAgg() *heapdump.Agg {
 
 // traceHasFrames reports whether a STACK TRACE serial names frames.
 func (d *binDecoder) traceHasFrames(serial uint32) bool {
-	t, ok := d.traces[serial]
+	t, ok := d.sym.Traces[serial]
 	return ok && len(t.Frames) > 0
 }
 

@@ -32,8 +32,8 @@ func (d *binDecoder) describeQuirks() {
 	if d.opts.Mapping != nil {
 		note("deobfuscated with a mapping of %d classes: %d class names in this file renamed", d.opts.Mapping.Len(), len(d.obfClass))
 	}
-	if d.repeatedLoads > 0 {
-		note("%d LOAD CLASS records repeat a class already loaded under the same ID and name (HotSpot can list a class again for each class loader that initiated loading it)", d.repeatedLoads)
+	if d.sym.RepeatedLoads > 0 {
+		note("%d LOAD CLASS records repeat a class already loaded under the same ID and name (HotSpot can list a class again for each class loader that initiated loading it)", d.sym.RepeatedLoads)
 	}
 	if n := s.Records[hprof.TagUnloadClass.String()]; n > 0 {
 		note("%d UNLOAD CLASS records: those classes keep their names for stack traces", n)
@@ -67,7 +67,7 @@ func (d *binDecoder) describeQuirks() {
 	// CLASS records without a CLASS DUMP.
 	byName := map[string]int{}
 	for id := range h.Classes {
-		if n, ok := d.className[id]; ok {
+		if n, ok := d.sym.ClassName[id]; ok {
 			byName[n]++
 		}
 	}
@@ -83,7 +83,7 @@ func (d *binDecoder) describeQuirks() {
 		note("%d class names defined by more than one class loader (e.g. %s): their objects are summed under the one name", len(twice), strings.Join(ex, ", "))
 	}
 	undumped := 0
-	for id := range d.className {
+	for id := range d.sym.ClassName {
 		if _, ok := h.Classes[id]; !ok {
 			undumped++
 		}

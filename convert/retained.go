@@ -76,7 +76,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		Open:      reopen,
 		Dump:      h.Index,
 		Classes:   make(map[uint64]*retained.Class, len(h.Classes)),
-		FieldName: func(id uint64) string { return d.strings[id] },
+		FieldName: func(id uint64) string { return d.sym.Strings[id] },
 		// The heap view's array model: data bytes of elements.
 		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(oop)), data, 1) },
 		RefSize:   oop,
@@ -106,7 +106,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		h.Objs = nil
 	}
 	for id, c := range h.Classes {
-		name := d.className[id]
+		name := d.sym.ClassName[id]
 		if name == "" {
 			name = fmt.Sprintf("unknown-class-0x%x", id)
 		}

@@ -14,7 +14,7 @@ type threadIndex struct {
 func (x *threadIndex) longestTrace(d *binDecoder, thread uint32) (uint32, bool) {
 	if x.longest == nil {
 		x.longest = map[uint32]uint32{}
-		for s, t := range d.traces {
+		for s, t := range d.sym.Traces {
 			if len(t.Frames) == 0 {
 				continue
 			}
@@ -23,7 +23,7 @@ func (x *threadIndex) longestTrace(d *binDecoder, thread uint32) (uint32, bool) 
 				x.longest[t.ThreadSerial] = s
 				continue
 			}
-			if n, bn := len(t.Frames), len(d.traces[best].Frames); n > bn || n == bn && s < best {
+			if n, bn := len(t.Frames), len(d.sym.Traces[best].Frames); n > bn || n == bn && s < best {
 				x.longest[t.ThreadSerial] = s
 			}
 		}
