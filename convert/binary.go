@@ -10,6 +10,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 )
@@ -27,10 +28,9 @@ type binDecoder struct {
 	size     int64
 	mapSpans bool // map spans instead of reading them (no copy)
 
-	sym        *hprof.Symbols // strings, classes, frames, traces, threads
-	traceStack map[uint32]graph.StackID
-	obfClass   map[uint64]string // class object ID → obfuscated name (with --mapping)
-	idx        threadIndex       // lookups by thread serial, built once (threadindex.go)
+	sym   *hprof.Symbols // strings, classes, frames, traces, threads
+	names *frames.Namer  // traces → graph stacks, frames named
+	idx   threadIndex    // lookups by thread serial, built once (threadindex.go)
 
 	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
 	cpuTotal    int64            // sum of the records' own totals
@@ -54,10 +54,10 @@ func newBinDecoder(g *graph.Graph, opts Options) *binDecoder {
 		g:          g,
 		opts:       opts,
 		sym:        hprof.NewSymbols(),
-		traceStack: map[uint32]graph.StackID{},
 		cpuByTrace: map[uint32]int64{},
 	}
-	d.sym.NameClass = func(id uint64, name string) string { return d.deobfuscateClass(id, javaname.Class(name)) }
+	d.names = frames.NewNamer(d.sym, opts.Mapping, g)
+	d.sym.NameClass = func(id uint64, name string) string { return d.names.ClassName(id, javaname.Class(name)) }
 	d.sym.SoftFail = func(msg string) { d.g.SoftFail(msg) }
 	return d
 }
@@ -173,65 +173,6 @@ func (d *binDecoder) cpuSamples(rec hprof.Record, body []byte) error {
 	return nil
 }
 
-// frame resolves a STACK FRAME ID into a graph frame.
-func (d *binDecoder) frame(id uint64) (graph.FrameID, bool) {
-	f, ok := d.sym.Frames[id]
-	if !ok {
-		d.g.SoftFail("trace names missing frame")
-		return d.g.Frame(graph.Frame{Kind: graph.KindMethod, Class: "unknown", Method: fmt.Sprintf("frame-0x%x", id)}), false
-	}
-	class := "unknown"
-	if obj, ok := d.sym.ClassSerial[f.ClassSerial]; ok {
-		class = d.sym.ClassName[obj]
-	} else {
-		d.g.SoftFail("frame names missing class")
-	}
-	method, ok := d.sym.Strings[f.MethodID]
-	if !ok {
-		d.g.SoftFail("frame names missing string")
-	}
-	file := ""
-	if f.SourceID != 0 {
-		file = d.sym.Strings[f.SourceID]
-	}
-	return d.g.Frame(graph.Frame{
-		Kind:      graph.KindMethod,
-		Class:     class,
-		Method:    method,
-		Signature: d.sym.Strings[f.SignatureID],
-		File:      file,
-		Line:      f.Line,
-	}), true
-}
-
-// stack returns the graph stack of a STACK TRACE serial (0 when the
-// serial is unknown or the trace is empty).
-func (d *binDecoder) stack(serial uint32) graph.StackID {
-	if id, ok := d.traceStack[serial]; ok {
-		return id
-	}
-	t, ok := d.sym.Traces[serial]
-	if !ok {
-		if serial != 0 {
-			d.g.SoftFail(fmt.Sprintf("reference to missing STACK TRACE (serial %d)", serial))
-		}
-		d.traceStack[serial] = 0
-		return 0
-	}
-	ids := make([]graph.FrameID, 0, len(t.Frames))
-	for _, f := range t.Frames {
-		if d.opts.Mapping != nil {
-			ids = d.retrace(ids, f)
-			continue
-		}
-		id, _ := d.frame(f)
-		ids = append(ids, id)
-	}
-	s := d.g.Stack(ids)
-	d.traceStack[serial] = s
-	return s
-}
-
 // threadName is the name of a thread serial from START THREAD records,
 // or the name found in the heap dump's thread objects.
 func (d *binDecoder) threadName(serial uint32) string {
@@ -286,10 +227,10 @@ func (d *binDecoder) buildCPU() {
 	v.Duration = usec(d.cpuTime)
 	agg := graph.NewAggregator(v)
 	for serial, count := range d.cpuByTrace {
-		st := d.stack(serial)
+		st := d.names.Stack(serial)
 		agg.Add(st, d.cpuLabels(serial, st), count, count*v.Period)
 	}
-	sortSamples(g, v)
+	g.SortSamples(v)
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("CPU SAMPLES: %d records, total %d samples", d.cpuRecords, d.cpuTotal),
 		fmt.Sprintf("cpu/nanoseconds = samples × interval %v (the file does not record the interval; set it with --interval)", d.opts.interval()))
@@ -342,11 +283,11 @@ func (d *binDecoder) buildAlloc() {
 	agg := graph.NewAggregator(v)
 	for _, site := range s.Sites {
 		class := d.siteClass(site)
-		st := g.WithLeaf(d.stack(site.TraceSerial), class)
+		st := g.WithLeaf(d.names.Stack(site.TraceSerial), class)
 		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: class}},
 			int64(site.AllocObjects), int64(site.AllocBytes), int64(site.LiveInstances), int64(site.LiveBytes))
 	}
-	sortSamples(g, v)
+	g.SortSamples(v)
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("ALLOC SITES totals: live %d bytes in %d instances; allocated %d bytes in %d instances; %d sites",
 			s.LiveBytes, s.LiveInstances, s.AllocBytes, s.AllocInstances, len(s.Sites)))
@@ -362,7 +303,7 @@ func (d *binDecoder) buildThreads() {
 	v.Time = g.Source.Time
 	if h := d.lastHeap; h != nil && len(h.ThreadRoots) > 0 {
 		for _, t := range h.ThreadRoots {
-			st := d.stack(t.TraceSerial)
+			st := d.names.Stack(t.TraceSerial)
 			if st == 0 {
 				// jhsdb points every thread root at the empty dummy
 				// trace; the thread's own STACK TRACE names its serial.
@@ -385,7 +326,7 @@ func (d *binDecoder) buildThreads() {
 				continue
 			}
 			th := graph.Thread{Serial: serial, ObjectID: t.ObjectID, Name: d.sym.Strings[t.NameID], Group: d.sym.Strings[t.GroupID],
-				Stack: d.stack(t.TraceSerial)}
+				Stack: d.names.Stack(t.TraceSerial)}
 			if th.Stack == 0 {
 				th.Stack = d.stackOfThread(serial)
 			}
@@ -395,7 +336,7 @@ func (d *binDecoder) buildThreads() {
 	if len(g.Threads) == 0 {
 		return
 	}
-	sortThreads(g.Threads)
+	graph.SortThreads(g.Threads)
 	agg := graph.NewAggregator(v)
 	for _, th := range g.Threads {
 		name := th.Name
@@ -415,7 +356,7 @@ func (d *binDecoder) stackOfThread(serial uint32) graph.StackID {
 		return 0
 	}
 	if best, ok := d.idx.longestTrace(d, serial); ok {
-		return d.stack(best)
+		return d.names.Stack(best)
 	}
 	return 0
 }

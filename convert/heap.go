@@ -53,7 +53,7 @@ func (d *binDecoder) buildHeap() {
 		}
 		st := graph.StackID(0)
 		if k.Trace != 0 && d.traceHasFrames(k.Trace) {
-			st = g.WithLeaf(d.stack(k.Trace), class)
+			st = g.WithLeaf(d.names.Stack(k.Trace), class)
 		}
 		if st == 0 {
 			st = g.ClassStack(class)
@@ -69,7 +69,7 @@ func (d *binDecoder) buildHeap() {
 	if dropped > 0 {
 		g.Soft["objects of a class with no CLASS DUMP (not counted)"] += dropped
 	}
-	sortSamples(g, v)
+	g.SortSamples(v)
 	hdr := d.header(oop)
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("heap dump %d of %d: %d objects, %d bytes (shallow)", h.Index, d.dumps, objects, bytes),

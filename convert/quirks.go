@@ -30,7 +30,7 @@ func (d *binDecoder) describeQuirks() {
 	s := &d.g.Source
 	note := func(format string, args ...any) { s.Notes = append(s.Notes, fmt.Sprintf(format, args...)) }
 	if d.opts.Mapping != nil {
-		note("deobfuscated with a mapping of %d classes: %d class names in this file renamed", d.opts.Mapping.Len(), len(d.obfClass))
+		note("deobfuscated with a mapping of %d classes: %d class names in this file renamed", d.opts.Mapping.Len(), d.names.Renamed())
 	}
 	if d.sym.RepeatedLoads > 0 {
 		note("%d LOAD CLASS records repeat a class already loaded under the same ID and name (HotSpot can list a class again for each class loader that initiated loading it)", d.sym.RepeatedLoads)

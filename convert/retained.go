@@ -142,7 +142,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	}
 	v := res.View(g)
 	v.Time = g.Source.Time
-	sortSamples(g, v)
+	g.SortSamples(v)
 	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
 		h.Index, d.dumps, oop))
 	if spill != "" {

@@ -10,6 +10,7 @@ import (
 	"bufio"
 	"bytes"
 	"compress/bzip2"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -139,4 +140,30 @@ func isText(p []byte) bool {
 		}
 	}
 	return true
+}
+
+// WithContext wraps r so that reading stops with ctx's error once ctx is
+// done, and progress (when set) hears of every MiB read.
+func WithContext(ctx context.Context, r io.Reader, progress func(int64)) io.Reader {
+	return &ctxReader{ctx: ctx, r: r, progress: progress}
+}
+
+type ctxReader struct {
+	ctx      context.Context
+	r        io.Reader
+	progress func(int64)
+	n, last  int64
+}
+
+func (c *ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	if c.progress != nil && c.n-c.last >= 1<<20 {
+		c.last = c.n
+		c.progress(c.n)
+	}
+	return n, err
 }
