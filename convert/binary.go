@@ -10,6 +10,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/describe"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
@@ -30,7 +31,6 @@ type binDecoder struct {
 
 	sym   *hprof.Symbols // strings, classes, frames, traces, threads
 	names *frames.Namer  // traces → graph stacks, frames named
-	idx   threadIndex    // lookups by thread serial, built once (threadindex.go)
 
 	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
 	cpuTotal    int64            // sum of the records' own totals
@@ -182,7 +182,10 @@ func (d *binDecoder) threadName(serial uint32) string {
 	if t, ok := d.sym.Threads[serial]; ok {
 		return d.sym.Strings[t.NameID]
 	}
-	return d.idx.rootName(d, serial)
+	if d.lastHeap == nil {
+		return ""
+	}
+	return d.lastHeap.RootName(serial)
 }
 
 // finish builds the views from what was read.
@@ -307,7 +310,7 @@ func (d *binDecoder) buildThreads() {
 			if st == 0 {
 				// jhsdb points every thread root at the empty dummy
 				// trace; the thread's own STACK TRACE names its serial.
-				st = d.stackOfThread(t.ThreadSerial)
+				st = d.names.StackOfThread(t.ThreadSerial)
 			}
 			th := graph.Thread{Serial: t.ThreadSerial, ObjectID: t.ObjectID, Name: t.Name, Class: t.Class, Stack: st}
 			if st, ok := d.sym.Threads[t.ThreadSerial]; ok {
@@ -328,7 +331,7 @@ func (d *binDecoder) buildThreads() {
 			th := graph.Thread{Serial: serial, ObjectID: t.ObjectID, Name: d.sym.Strings[t.NameID], Group: d.sym.Strings[t.GroupID],
 				Stack: d.names.Stack(t.TraceSerial)}
 			if th.Stack == 0 {
-				th.Stack = d.stackOfThread(serial)
+				th.Stack = d.names.StackOfThread(serial)
 			}
 			g.Threads = append(g.Threads, th)
 		}
@@ -347,18 +350,6 @@ func (d *binDecoder) buildThreads() {
 	}
 	v.Comments = append(v.Comments, fmt.Sprintf("%d threads", len(g.Threads)))
 	g.AddView(v)
-}
-
-// stackOfThread is the stack of the longest STACK TRACE naming the thread
-// serial, 0 when none.
-func (d *binDecoder) stackOfThread(serial uint32) graph.StackID {
-	if serial == 0 {
-		return 0
-	}
-	if best, ok := d.idx.longestTrace(d, serial); ok {
-		return d.names.Stack(best)
-	}
-	return 0
 }
 
 // decodeBinary reads a binary HPROF stream into a new graph. reopen, when
@@ -395,7 +386,7 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 			return runErr
 		}
 		g.Damage = runErr
-		g.Lost = d.lostText(runErr)
+		g.Lost = hprof.Lost(runErr)
 	}
 	if d.heap != nil && d.heap != d.lastHeap && d.lastHeap != nil {
 		// An incomplete dump after a complete one: report it, keep the
@@ -410,9 +401,9 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 			// Segments with no HEAP DUMP END: the writer stopped, or the
 			// file was cut at a record boundary.
 			g.Damage = &hprof.FormatError{Off: g.Source.Bytes, Record: "HEAP DUMP SEGMENT", Msg: "no HEAP DUMP END before the end of the input", Err: hprof.ErrTruncated}
-			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d has no HEAP DUMP END: the input ends after its last whole record, so later objects may be missing", h.Index))
+			g.Lost = hprof.JoinLost(g.Lost, fmt.Sprintf("heap dump %d has no HEAP DUMP END: the input ends after its last whole record, so later objects may be missing", h.Index))
 		} else if !h.Complete {
-			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.Index))
+			g.Lost = hprof.JoinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.Index))
 		}
 	}
 	g.StackBudget = graph.StackBudgetFor(r.Offset())
@@ -421,22 +412,20 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 	return nil
 }
 
-func (d *binDecoder) lostText(err error) string {
-	var fe *hprof.FormatError
-	if errors.As(err, &fe) {
-		if errors.Is(err, hprof.ErrTruncated) {
-			return fmt.Sprintf("the input ends at byte %d inside the %s: that record and anything after it are missing", fe.Off, fe.Record)
-		}
-		return fmt.Sprintf("decoding stopped in the %s at byte %d; the rest of the input (from byte %d) was not read", fe.Record, fe.Off, fe.Off)
+// describe fills the writer guess and the notes of `info`.
+func (d *binDecoder) describe() {
+	f := describe.Facts{
+		Source: &d.g.Source, Soft: d.g.Soft, Control: d.control, Sites: d.sites, Summary: d.summary,
+		Heap: d.lastHeap, Env: d.env(), MappingClasses: -1, Renamed: d.names.Renamed(),
+		RepeatedLoads: d.sym.RepeatedLoads, ClassName: d.sym.ClassName,
 	}
-	return "decoding stopped early; the rest of the input was not read"
-}
-
-func joinLost(a, b string) string {
-	if a == "" {
-		return b
+	if d.lastHeap != nil {
+		f.Ref, f.RefWhy = d.oopSize(d.lastHeap)
 	}
-	return a + "; " + b
+	if d.opts.Mapping != nil {
+		f.MappingClasses = d.opts.Mapping.Len()
+	}
+	describe.Describe(f)
 }
 
 // usec converts a record TIME field (µs since the header time).

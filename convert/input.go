@@ -127,41 +127,6 @@ func newGraph(name, compression string) *graph.Graph {
 	return g
 }
 
-// describe fills the writer guess and notes for `info`.
-func (d *binDecoder) describe() {
-	s := &d.g.Source
-	rec := s.Records
-	switch {
-	case s.Version == "JAVA PROFILE 1.0.3":
-		s.Writer = d.androidWriter()
-	case d.control != nil || (s.IDSize == 4 && rec[hprof.TagCPUSamples.String()]+rec[hprof.TagAllocSites.String()] > 0):
-		s.Writer = "JDK hprof agent (format=b)"
-		if d.control != nil {
-			s.Notes = append(s.Notes, fmt.Sprintf("CONTROL SETTINGS: flags 0x%x, stack depth %d", d.control.Flags, d.control.Depth))
-		}
-	case rec[hprof.TagHeapDump.String()] > 0 && rec[hprof.TagHeapDumpEnd.String()] == 0 && s.Version == "JAVA PROFILE 1.0.1":
-		s.Writer = "HotSpot heap dumper of JDK 5 to 8 (jmap -dump, HeapDumpOnOutOfMemoryError): one HEAP DUMP record, no HEAP DUMP END"
-	case rec[hprof.TagHeapDump.String()] > 0 && rec[hprof.TagHeapDumpEnd.String()] == 0:
-		s.Writer = "HotSpot Serviceability Agent (jhsdb jmap): one HEAP DUMP record, no HEAP DUMP END"
-	case rec[hprof.TagHeapDumpSegment.String()] > 0:
-		s.Writer = "HotSpot heap dumper (jcmd GC.heap_dump, jmap -dump, HeapDumpOnOutOfMemoryError)"
-	default:
-		s.Writer = "unknown"
-	}
-	if d.sites != nil {
-		s.Notes = append(s.Notes, fmt.Sprintf("ALLOC SITES cutoff field reads %g as a float (the agent writes the low bits of a double there)", d.sites.Cutoff))
-	}
-	if d.summary != nil {
-		s.Notes = append(s.Notes, fmt.Sprintf("HEAP SUMMARY: live %d bytes in %d instances; allocated %d bytes in %d instances",
-			d.summary.LiveBytes, d.summary.LiveInstances, d.summary.AllocBytes, d.summary.AllocInstances))
-	}
-	if h := d.lastHeap; h != nil {
-		oop, why := d.oopSize(h)
-		s.Notes = append(s.Notes, fmt.Sprintf("reference size %d bytes (%s)", oop, why))
-	}
-	d.describeQuirks()
-}
-
 // limited runs decode under opts.MaxMemory (when set): a decode stopped
 // by the limit returns the limit's error, not the cancellation.
 func limited(ctx context.Context, opts Options, decode func(context.Context, Options) (*graph.Graph, error)) (*graph.Graph, error) {

@@ -27,6 +27,7 @@ type Namer struct {
 	g        *graph.Graph
 	cache    map[uint32]graph.StackID
 	obfClass map[uint64]string // class object ID → obfuscated name (with a mapping)
+	longest  map[uint32]uint32 // thread serial → its longest STACK TRACE serial
 }
 
 // NewNamer names frames of sym's traces into g, deobfuscated with m
@@ -155,4 +156,41 @@ func (n *Namer) retrace(ids []graph.FrameID, id uint64) []graph.FrameID {
 		ids = append(ids, n.g.Frame(gf))
 	}
 	return ids
+}
+
+// longestTrace is the serial of the longest non-empty STACK TRACE naming
+// the thread serial (the lowest serial among equals). The index is built
+// on first use, after every record is read, so that a file with many
+// threads and many traces costs one pass over each.
+func (n *Namer) longestTrace(thread uint32) (uint32, bool) {
+	if n.longest == nil {
+		n.longest = map[uint32]uint32{}
+		for s, t := range n.sym.Traces {
+			if len(t.Frames) == 0 {
+				continue
+			}
+			best, ok := n.longest[t.ThreadSerial]
+			if !ok {
+				n.longest[t.ThreadSerial] = s
+				continue
+			}
+			if fl, bl := len(t.Frames), len(n.sym.Traces[best].Frames); fl > bl || fl == bl && s < best {
+				n.longest[t.ThreadSerial] = s
+			}
+		}
+	}
+	s, ok := n.longest[thread]
+	return s, ok
+}
+
+// StackOfThread is the stack of the longest STACK TRACE naming the
+// thread serial, 0 when none.
+func (n *Namer) StackOfThread(serial uint32) graph.StackID {
+	if serial == 0 {
+		return 0
+	}
+	if best, ok := n.longestTrace(serial); ok {
+		return n.Stack(best)
+	}
+	return 0
 }

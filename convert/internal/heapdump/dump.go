@@ -76,7 +76,8 @@ type Dump struct {
 	Heaps Heaps
 	ART   bool // java.lang.Object has ART's shadow$_klass_ field
 
-	chain []heapsize.Layout // instanceSize's buffer
+	chain     []heapsize.Layout // InstanceSize's buffer
+	rootNames map[uint32]string // RootName's index
 }
 
 type threadFields struct {

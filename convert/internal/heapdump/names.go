@@ -321,3 +321,18 @@ func (h *Dump) SpanNamePass(e Env, f io.ReaderAt, spans []Span) {
 		}
 	}
 }
+
+// RootName is the name of the first thread object of the heap dump
+// rooted with the thread serial, "" when none has a name. Asked once the
+// names are resolved; the index is built on first use.
+func (h *Dump) RootName(thread uint32) string {
+	if h.rootNames == nil {
+		h.rootNames = map[uint32]string{}
+		for _, t := range h.ThreadRoots {
+			if _, seen := h.rootNames[t.ThreadSerial]; !seen && t.Name != "" {
+				h.rootNames[t.ThreadSerial] = t.Name
+			}
+		}
+	}
+	return h.rootNames[thread]
+}
