@@ -157,30 +157,10 @@ func (d *binDecoder) finishDump(h *heapdump.Dump) {
 	}
 }
 
-// resolveThreadNames reads the input again, up to three times, to find
-// thread names whose String or value array came before the thread object
-// in the dump. Inputs that cannot be reopened (stdin) keep the names
-// found in the first pass.
+// resolveThreadNames finds the names the first pass could not
+// (heapdump.Dump.ResolveNames); stdin keeps what that pass found.
 func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.ReadCloser, error)) {
-	h := d.lastHeap
-	if len(h.AllSpans) > 0 {
-		h.SpanNamePass(d.env(), d.file, h.AllSpans)
-	}
-	for pass := 0; pass < 3 && h.Unresolved() > 0; pass++ {
-		before := h.Unresolved()
-		if reopen == nil {
-			break
-		}
-		if err := h.NamePass(ctx, d.env(), reopen); err != nil {
-			d.g.SoftFail("thread name pass failed: " + err.Error())
-			break
-		}
-		h.ApplyNames()
-		if h.Unresolved() == before && pass > 0 {
-			break
-		}
-	}
-	if n := h.Unresolved(); n > 0 {
+	if n := d.lastHeap.ResolveNames(ctx, d.env(), d.file, reopen); n > 0 {
 		d.g.Soft["thread names not resolved"] += int64(n)
 	}
 }

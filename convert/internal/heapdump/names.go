@@ -336,3 +336,29 @@ func (h *Dump) RootName(thread uint32) string {
 	}
 	return h.rootNames[thread]
 }
+
+// ResolveNames finds thread names whose String or value array came
+// before the thread object in the dump: it reads the dump's spans of
+// file f again (plain files), then the input through reopen, up to three
+// times. reopen may be nil (standard input): the names found so far are
+// kept. It returns how many thread roots are still without a name.
+func (h *Dump) ResolveNames(ctx context.Context, e Env, f io.ReaderAt, reopen func() (io.ReadCloser, error)) int {
+	if len(h.AllSpans) > 0 {
+		h.SpanNamePass(e, f, h.AllSpans)
+	}
+	for pass := 0; pass < 3 && h.Unresolved() > 0; pass++ {
+		before := h.Unresolved()
+		if reopen == nil {
+			break
+		}
+		if err := h.NamePass(ctx, e, reopen); err != nil {
+			e.SoftFail("thread name pass failed: " + err.Error())
+			break
+		}
+		h.ApplyNames()
+		if h.Unresolved() == before && pass > 0 {
+			break
+		}
+	}
+	return h.Unresolved()
+}
