@@ -1,14 +1,3 @@
-// Package convert decodes Java HPROF inputs — binary heap dumps and
-// hprof agent files, and the agent's text reports — into the graph of
-// package convert/graph, which every emitter reads.
-//
-// Where things happen:
-//   - convert/hprof: the binary record reader (one record or heap
-//     sub-record at a time, never the whole file)
-//   - convert/text: the text report parser
-//   - convert/names: class name rules
-//   - binary.go, heapdump.go: binary records → graph views
-//   - input.go: opening files, gzip/bzip2 by magic bytes, text vs binary
 package convert
 
 import (

@@ -10,10 +10,8 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
-	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
-	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
 // The retained view (package convert/retained) holds the whole object
@@ -21,32 +19,6 @@ import (
 // (--view retained), never by default. It reads the input twice more
 // through reopen; standard input cannot be reopened, so there the view is
 // missing and a note says why.
-
-// fileSegments are the spans of a plain file, mapped when they can be.
-type fileSegments struct {
-	f     *os.File
-	spans []heapdump.Span
-	mmap  bool
-}
-
-func (fs *fileSegments) Len() int                  { return len(fs.spans) }
-func (fs *fileSegments) SegmentOffset(i int) int64 { return fs.spans[i].Off }
-
-func (fs *fileSegments) Body(i int, buf *[]byte, fn func(hprof.Record, []byte)) error {
-	sp := fs.spans[i]
-	if fs.mmap {
-		if body, unmap, ok := source.Map(fs.f, sp.Off, sp.N); ok {
-			defer unmap()
-			return source.GuardFaults(func() { fn(sp.Rec, body) })
-		}
-	}
-	body, err := sp.Read(fs.f, buf)
-	if err != nil {
-		return err
-	}
-	fn(sp.Rec, body)
-	return nil
-}
 
 // retainedProbe lets tests keep the analysis for per-object queries.
 type retainedProbe struct {
@@ -97,7 +69,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if f, ok := d.file.(*os.File); ok && !h.Streamed && len(h.Objs) > 0 {
 		// The first pass noted every object of the dump's spans: fill
 		// the graph from the spans instead of reading the input twice.
-		in.Segments = &fileSegments{f: f, spans: h.AllSpans[:len(h.Objs)], mmap: d.mapSpans}
+		in.Segments = &heapdump.FileSegments{File: f, Spans: h.AllSpans[:len(h.Objs)], Map: d.mapSpans}
 		in.IDSize = d.r.IDSize()
 		for _, o := range h.Objs {
 			in.IDs = append(in.IDs, o.IDs)

@@ -6,6 +6,7 @@ import (
 	"os"
 	"sync"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
@@ -95,5 +96,37 @@ func (h *Dump) ScanSpans(ctx context.Context, env Env, sf SpanFile) error {
 			return err
 		}
 	}
+	return nil
+}
+
+// FileSegments are the spans of a plain file as the retained view reads
+// them (retained.Segments): mapped when Map is set and they can be, read
+// otherwise.
+type FileSegments struct {
+	File  *os.File
+	Spans []Span
+	Map   bool
+}
+
+// Len is the number of spans.
+func (fs *FileSegments) Len() int { return len(fs.Spans) }
+
+// SegmentOffset is where span i starts in the file.
+func (fs *FileSegments) SegmentOffset(i int) int64 { return fs.Spans[i].Off }
+
+// Body calls fn with the record and body of span i (buf is reused).
+func (fs *FileSegments) Body(i int, buf *[]byte, fn func(hprof.Record, []byte)) error {
+	sp := fs.Spans[i]
+	if fs.Map {
+		if body, unmap, ok := source.Map(fs.File, sp.Off, sp.N); ok {
+			defer unmap()
+			return source.GuardFaults(func() { fn(sp.Rec, body) })
+		}
+	}
+	body, err := sp.Read(fs.File, buf)
+	if err != nil {
+		return err
+	}
+	fn(sp.Rec, body)
 	return nil
 }
