@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
@@ -38,7 +39,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 	h := d.heap
 	keep := d.wantDump(h.Index)
 	if keep && rec.Length == 0 {
-		d.g.SoftFail("zero-length heap dump segment")
+		d.g.SoftFail(graph.SoftZeroLengthSegment)
 	}
 	var err error
 	switch {

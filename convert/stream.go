@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -290,19 +289,10 @@ func (s *Stream) buildAllocWindow() {
 // and becomes a note rather than a soft failure. s.mu is held.
 func (s *Stream) buildThreadsWindow() {
 	g := s.d.g
-	before := maps.Clone(g.Soft)
+	names := s.d.names
+	names.Pending(true)
 	s.d.buildThreads()
-	var pending int64
-	for k, n := range g.Soft {
-		if n > before[k] && strings.HasPrefix(k, "reference to missing STACK TRACE") {
-			pending += n - before[k]
-			if before[k] == 0 {
-				delete(g.Soft, k)
-			} else {
-				g.Soft[k] = before[k]
-			}
-		}
-	}
+	pending := names.Pending(false)
 	if pending > 0 {
 		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("%d thread stacks not sent by the agent yet (it writes them at its next dump)", pending))
 	}

@@ -152,7 +152,7 @@ func describeQuirks(d Facts) {
 	if undumped > 0 {
 		note("%d LOAD CLASS records name classes without a CLASS DUMP in the heap dump used (unloaded or not dumped)", undumped)
 	}
-	if z := d.Soft["zero-length heap dump segment"]; z > 0 && strings.HasPrefix(s.Writer, "Android") {
+	if z := d.Soft[graph.SoftZeroLengthSegment]; z > 0 && strings.HasPrefix(s.Writer, "Android") {
 		note("%d zero-length heap dump segments (ART writes them; harmless)", z)
 	}
 }

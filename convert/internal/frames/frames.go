@@ -28,6 +28,25 @@ type Namer struct {
 	cache    map[uint32]graph.StackID
 	obfClass map[uint64]string // class object ID → obfuscated name (with a mapping)
 	longest  map[uint32]uint32 // thread serial → its longest STACK TRACE serial
+	// pending, when not nil, counts references to traces not sent yet
+	// instead of reporting them as soft failures (see Pending).
+	pending *int64
+}
+
+// Pending switches how references to missing STACK TRACEs are taken: on,
+// they are counted as traces still to come (a live stream's threads name
+// traces the agent sends at its next dump) rather than reported as soft
+// failures; off, it returns how many were counted while on.
+func (n *Namer) Pending(on bool) int64 {
+	var count int64
+	if n.pending != nil {
+		count = *n.pending
+	}
+	n.pending = nil
+	if on {
+		n.pending = new(int64)
+	}
+	return count
 }
 
 // NewNamer names frames of sym's traces into g, deobfuscated with m
@@ -85,7 +104,11 @@ func (n *Namer) Stack(serial uint32) graph.StackID {
 	}
 	t, ok := n.sym.Traces[serial]
 	if !ok {
-		if serial != 0 {
+		switch {
+		case serial == 0:
+		case n.pending != nil:
+			*n.pending++
+		default:
 			n.g.SoftFail(fmt.Sprintf("reference to missing STACK TRACE (serial %d)", serial))
 		}
 		n.cache[serial] = 0
