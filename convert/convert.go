@@ -31,11 +31,6 @@ type Options struct {
 	// input bytes read so far.
 	Progress func(done int64)
 
-	// sequential reads plain files as one stream, without the parallel
-	// heap pass (tests compare the two paths).
-	sequential bool
-
-	probe *retainedProbe // tests: keep the retained analysis
 	// MaxMemory, when positive, stops decoding with ErrMemoryLimit once
 	// the process's Go heap holds more than this many bytes.
 	MaxMemory int64

@@ -9,6 +9,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
@@ -42,7 +43,7 @@ func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 		return nil, err
 	}
 	defer f.Close()
-	if !opts.sequential {
+	if !testhooks.From(ctx).Sequential {
 		// A plain binary file: stream its records, read heap segments
 		// in parallel (parallel.go).
 		head := make([]byte, 512)

@@ -11,6 +11,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
@@ -19,12 +20,6 @@ import (
 // (--view retained), never by default. It reads the input twice more
 // through reopen; standard input cannot be reopened, so there the view is
 // missing and a note says why.
-
-// retainedProbe lets tests keep the analysis for per-object queries.
-type retainedProbe struct {
-	garbageHolds bool // the oracle's model (retained.Input.GarbageHolds)
-	result       *retained.Result
-}
 
 // asks reports whether the user named view explicitly.
 func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) }
@@ -44,6 +39,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		return
 	}
 	oop, _ := d.oopSize(h)
+	probe := testhooks.From(ctx).Retained
 	in := retained.Input{
 		Open:      reopen,
 		Dump:      h.Index,
@@ -52,7 +48,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		// The heap view's array model: data bytes of elements.
 		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(oop)), data, 1) },
 		RefSize:   oop,
-		KeepIDs:   d.opts.probe != nil,
+		KeepIDs:   probe != nil,
 	}
 	switch {
 	case d.opts.RetainedMemory != 0:
@@ -63,8 +59,8 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		in.MemoryBudget = d.opts.MaxMemory / 2
 	}
 	in.SpillDir = d.opts.SpillDir
-	if d.opts.probe != nil {
-		in.GarbageHolds = d.opts.probe.garbageHolds
+	if probe != nil {
+		in.GarbageHolds = probe.GarbageHolds
 	}
 	if f, ok := d.file.(*os.File); ok && !h.Streamed && len(h.Objs) > 0 {
 		// The first pass noted every object of the dump's spans: fill
@@ -97,8 +93,8 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		g.SoftFail("retained view failed")
 		return
 	}
-	if d.opts.probe != nil {
-		d.opts.probe.result = res
+	if probe != nil {
+		probe.Result = res
 	}
 	spill := res.Spill.String()
 	if spill != "" {
