@@ -28,7 +28,8 @@
 //     (per-class counts, class layouts, the parallel span scan, thread
 //     names recovered from String objects);
 //   - convert/internal/describe: the writer guess and notes of `info`;
-//   - convert/graph: the model, the canonical sample order;
+//   - convert/graph: the model, its invariants (Validate), the canonical
+//     sample order;
 //   - convert/retained: the object graph and dominator tree.
 //
 // In this package: input.go picks the decoder for an input, binary.go
