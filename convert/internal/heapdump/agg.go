@@ -126,7 +126,7 @@ func (a *Agg) primArray(t hprof.BasicType, trace uint32, n uint32) {
 		acc = a.keyed(Key{Prim: t, Trace: trace})
 	} else {
 		if int(t) >= len(a.prims) {
-			return // decodeSub rejects invalid types
+			return // the hprof reader rejects invalid types
 		}
 		acc = a.prims[t]
 		if acc == nil {

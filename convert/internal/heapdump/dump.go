@@ -56,7 +56,7 @@ type Dump struct {
 	threadCls uint64 // class ID of java.lang.Thread
 
 	// spans are the heap records of this dump noted for the parallel
-	// pass (plain files); they are parsed when the dump ends (scanSpans).
+	// pass (plain files); they are parsed when the dump ends (ScanSpans).
 	Spans    []Span
 	AllSpans []Span // kept for the thread-name passes
 	// objs are the objects of each scanned span, for the retained view
@@ -65,11 +65,11 @@ type Dump struct {
 	Objs     []SpanObjects
 	Streamed bool
 
-	// Reference size evidence from static fields (see oopSize).
+	// Reference size evidence from static fields (heapsize.RefSize).
 	OopGuess  int
 	OopSource string
 	// objectSize is java.lang.Object's CLASS DUMP instance size: 0 from
-	// HotSpot and the agent, non-zero from Android (see newSizeModel).
+	// HotSpot and the agent, non-zero from Android (see NewSizeModel).
 	ObjectSize uint32
 	// heaps are the Android heaps (HEAP DUMP INFO) met so far; cur is
 	// the one objects are in now.
