@@ -68,7 +68,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 // it; cut is set when the input ends inside it (the spans read so far
 // were scanned then, and the reader is at the end of the input).
 func (d *binDecoder) spanRecord(ctx context.Context, h *heapdump.Dump, rec hprof.Record) (cut bool, err error) {
-	sp := heapdump.Span{Rec: rec, Off: d.r.Offset(), N: int64(rec.Length)}
+	sp := hprof.NewSegment(d.file, rec, d.r.Offset(), int64(rec.Length))
 	if d.size >= 0 {
 		sp.N = max(0, min(sp.N, d.size-sp.Off))
 	}
@@ -161,7 +161,7 @@ func (d *binDecoder) finishDump(h *heapdump.Dump) {
 // resolveThreadNames finds the names the first pass could not
 // (heapdump.Dump.ResolveNames); stdin keeps what that pass found.
 func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.ReadCloser, error)) {
-	if n := d.lastHeap.ResolveNames(ctx, d.env(), d.file, reopen); n > 0 {
+	if n := d.lastHeap.ResolveNames(ctx, d.env(), reopen); n > 0 {
 		d.g.Soft["thread names not resolved"] += int64(n)
 	}
 }

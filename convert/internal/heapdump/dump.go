@@ -57,8 +57,8 @@ type Dump struct {
 
 	// spans are the heap records of this dump noted for the parallel
 	// pass (plain files); they are parsed when the dump ends (ScanSpans).
-	Spans    []Span
-	AllSpans []Span // kept for the thread-name passes
+	Spans    []hprof.Segment
+	AllSpans []hprof.Segment // kept for the thread-name passes
 	// objs are the objects of each scanned span, for the retained view
 	// (when asked); streamed is set when a record of the dump was not a
 	// span, so the retained view must read the input again.

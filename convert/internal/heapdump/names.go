@@ -279,10 +279,10 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 	}
 }
 
-// SpanNamePass reads the dump's spans of file f again for thread names:
+// SpanNamePass reads the dump's spans again for thread names:
 // thread objects, then their name Strings, then the value arrays, each
 // pass reading only what the one before asked for.
-func (h *Dump) SpanNamePass(e Env, f io.ReaderAt, spans []Span) {
+func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment) {
 	for _, t := range h.ThreadRoots {
 		if _, ok := h.threadObjs[t.ObjectID]; !ok {
 			h.threadObjs[t.ObjectID] = 0
@@ -291,7 +291,7 @@ func (h *Dump) SpanNamePass(e Env, f io.ReaderAt, spans []Span) {
 	var buf []byte
 	for pass := 0; pass < 3; pass++ {
 		for _, sp := range spans {
-			body, err := sp.Read(f, &buf)
+			body, err := sp.Body(&buf)
 			if err != nil {
 				return
 			}
@@ -338,13 +338,13 @@ func (h *Dump) RootName(thread uint32) string {
 }
 
 // ResolveNames finds thread names whose String or value array came
-// before the thread object in the dump: it reads the dump's spans of
-// file f again (plain files), then the input through reopen, up to three
+// before the thread object in the dump: it reads the dump's spans
+// again (plain files), then the input through reopen, up to three
 // times. reopen may be nil (standard input): the names found so far are
 // kept. It returns how many thread roots are still without a name.
-func (h *Dump) ResolveNames(ctx context.Context, e Env, f io.ReaderAt, reopen func() (io.ReadCloser, error)) int {
+func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCloser, error)) int {
 	if len(h.AllSpans) > 0 {
-		h.SpanNamePass(e, f, h.AllSpans)
+		h.SpanNamePass(e, h.AllSpans)
 	}
 	for pass := 0; pass < 3 && h.Unresolved() > 0; pass++ {
 		before := h.Unresolved()

@@ -62,7 +62,7 @@ func (h *Dump) ScanSpans(ctx context.Context, env Env, sf SpanFile) error {
 						continue
 					}
 				}
-				body, err := sp.Read(sf.File, &buf)
+				body, err := sp.Body(&buf)
 				if err != nil {
 					results[i].Err = err
 					continue
@@ -104,7 +104,7 @@ func (h *Dump) ScanSpans(ctx context.Context, env Env, sf SpanFile) error {
 // otherwise.
 type FileSegments struct {
 	File  *os.File
-	Spans []Span
+	Spans []hprof.Segment
 	Map   bool
 }
 
@@ -123,7 +123,7 @@ func (fs *FileSegments) Body(i int, buf *[]byte, fn func(hprof.Record, []byte)) 
 			return source.GuardFaults(func() { fn(sp.Rec, body) })
 		}
 	}
-	body, err := sp.Read(fs.File, buf)
+	body, err := sp.Body(buf)
 	if err != nil {
 		return err
 	}

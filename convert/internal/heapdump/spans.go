@@ -9,30 +9,6 @@ import (
 // MaxSpan is the largest heap record read whole into a worker's buffer.
 const MaxSpan = 64 << 20
 
-// Span is one heap record body of a file: n bytes at off (fewer
-// than the record's length when the file ends inside it).
-type Span struct {
-	Rec hprof.Record
-	Off int64
-	N   int64
-}
-
-// Read reads the span into buf (grown as needed).
-func (sp Span) Read(f io.ReaderAt, buf *[]byte) ([]byte, error) {
-	if int64(cap(*buf)) < sp.N {
-		*buf = make([]byte, sp.N)
-	}
-	b := (*buf)[:sp.N]
-	m, err := f.ReadAt(b, sp.Off)
-	if m == len(b) {
-		return b, nil
-	}
-	if err == io.EOF {
-		return b[:m], nil // the file shrank: what is there is the body
-	}
-	return nil, err
-}
-
 // SpanResult is what one worker found in one span.
 type SpanResult struct {
 	Classes []hprof.ClassRecord
