@@ -23,7 +23,8 @@
 //     multi-member -gz inflated in parallel), bzip2, mapping, the memory
 //     watch;
 //   - convert/hprof: the binary format — header, records, heap
-//     sub-records, tags, the symbol tables (hprof.Symbols);
+//     sub-records, tags, the symbol tables (hprof.Symbols), record bodies
+//     as io.ReaderAt windows for random access (hprof.Segment);
 //   - convert/internal/heapdump: what one heap dump's objects add up to
 //     (per-class counts, class layouts, the parallel span scan, thread
 //     names recovered from String objects);
