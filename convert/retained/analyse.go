@@ -96,6 +96,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 				res.retained[v] = ret[a]
 			}
 		}
+		res.keepDominators(vertex, pre, idom)
 	}
 	s.ix = nil
 	return res, nil

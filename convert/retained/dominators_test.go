@@ -132,6 +132,9 @@ func TestIDIndex(t *testing.T) {
 			if got, ok := x.lookup(id); !ok || int(got) != i {
 				t.Fatalf("iter %d: lookup(0x%x) = %d %v, want %d", iter, id, got, ok, i)
 			}
+			if back := x.id(uint32(i)); back != id {
+				t.Fatalf("iter %d: id(%d) = 0x%x, want 0x%x", iter, i, back, id)
+			}
 			if _, ok := x.lookup(id + 1); ok && !slices.Contains(want, id+1) {
 				t.Fatalf("iter %d: lookup(0x%x) found a missing ID", iter, id+1)
 			}
@@ -181,6 +184,9 @@ func TestObjectIndex(t *testing.T) {
 		for i, id := range want {
 			if got, ok := x.lookup(id); !ok || int(got) != i {
 				t.Fatalf("iter %d: lookup(0x%x) = %d %v, want %d", iter, id, got, ok, i)
+			}
+			if back := x.id(uint32(i)); back != id {
+				t.Fatalf("iter %d: id(%d) = 0x%x, want 0x%x", iter, i, back, id)
 			}
 			for _, miss := range []uint64{id + 1, id + 8, id - 8, id + 1<<20} {
 				if _, ok := x.lookup(miss); ok && !slices.Contains(want, miss) {

@@ -175,6 +175,7 @@ type Result struct {
 
 	ids      *idIndex // nil unless Input.KeepIDs
 	retained []int64  // by dense object number, when KeepIDs
+	idom     []uint32 // immediate dominator's dense number + 1 (0: the virtual root), when KeepIDs
 	maxDepth int
 }
 

@@ -1,0 +1,68 @@
+package retained
+
+import "math/bits"
+
+// Per-object answers for callers that list objects (the heap tables):
+// kept only with Input.KeepIDs, as Retained's sizes are.
+
+// keepDominators keeps each reachable object's immediate dominator by
+// dense object number (DFS numbers are turned back into objects).
+func (r *Result) keepDominators(vertex, pre, idom []uint32) {
+	r.idom = make([]uint32, len(pre))
+	for v, a := range pre {
+		if a != 0 && idom[a] != 0 {
+			r.idom[v] = vertex[idom[a]] + 1
+		}
+	}
+}
+
+// Dominator returns the ID of the immediate dominator of the object with
+// this ID: 0 with ok when the virtual root above the GC roots dominates
+// it (a root, or an object reached from several roots), ok false when
+// the object is not a reachable object of the dump or the IDs were not
+// kept (Input.KeepIDs).
+func (r *Result) Dominator(id uint64) (dom uint64, ok bool) {
+	if r.ids == nil || r.idom == nil {
+		return 0, false
+	}
+	v, found := r.ids.lookup(id)
+	if !found || r.retained[v] < 0 {
+		return 0, false
+	}
+	d := r.idom[v]
+	if d == 0 {
+		return 0, true
+	}
+	return r.ids.id(d - 1), true
+}
+
+// id is the ID with dense number v (the inverse of lookup).
+func (x *idIndex) id(v uint32) uint64 {
+	if x.words == nil {
+		return x.ids[v]
+	}
+	// The last block whose rank is at most v holds it.
+	lo, hi := 0, len(x.ranks)-1
+	for lo < hi {
+		m := (lo + hi + 1) >> 1
+		if x.ranks[m] <= v {
+			lo = m
+		} else {
+			hi = m - 1
+		}
+	}
+	left := v - x.ranks[lo]
+	for w := 8 * lo; w < len(x.words); w++ {
+		c := uint32(bits.OnesCount64(x.words[w]))
+		if left < c {
+			word := x.words[w]
+			for ; left > 0; left-- {
+				word &= word - 1 // drop the lowest set bit
+			}
+			p := uint64(w)<<6 + uint64(bits.TrailingZeros64(word))
+			return x.min + p<<x.shift
+		}
+		left -= c
+	}
+	return 0
+}
