@@ -14,6 +14,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // binDecoder turns the records of one binary HPROF input into a graph.
@@ -44,7 +45,10 @@ type binDecoder struct {
 
 	heap     *heapdump.Dump // the dump being read
 	lastHeap *heapdump.Dump // the dump the heap view is taken from
-	dumps    int
+	// retainedResult is the retained analysis, kept for the heap
+	// tables' per-object columns (Options.Objects).
+	retainedResult *retained.Result
+	dumps          int
 
 	progressNext int64
 }
@@ -262,7 +266,7 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 	g.StackBudget = graph.StackBudgetFor(r.Offset())
 	d.finish(ctx, reopen)
 	d.describe()
-	return nil
+	return d.writeObjects(ctx, reopen)
 }
 
 // describe fills the writer guess and the notes of `info`.

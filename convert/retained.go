@@ -48,7 +48,8 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		// The heap view's array model: data bytes of elements.
 		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(oop)), data, 1) },
 		RefSize:   oop,
-		KeepIDs:   probe != nil,
+		// The heap tables list each object's retained size and dominator.
+		KeepIDs: probe != nil || (d.opts.Objects != nil && d.opts.Objects.Object != nil),
 	}
 	switch {
 	case d.opts.RetainedMemory != 0:
@@ -95,6 +96,9 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	}
 	if probe != nil {
 		probe.Result = res
+	}
+	if in.KeepIDs {
+		d.retainedResult = res
 	}
 	spill := res.Spill.String()
 	if spill != "" {

@@ -150,7 +150,9 @@ func schemaOf(table string) *arrow.Schema {
 			opt("retained_bytes", tInt64),
 		}
 	default:
-		return nil
+		if fields = heapFields(table); fields == nil {
+			return nil
+		}
 	}
 	md := arrow.NewMetadata([]string{MetaSchemaVersion, MetaTable}, []string{SchemaVersion, table})
 	return arrow.NewSchema(fields, &md)

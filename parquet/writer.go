@@ -34,6 +34,9 @@ type Options struct {
 	CompressionLevel int
 	// Allocator for Arrow buffers; nil means memory.DefaultAllocator.
 	Allocator memory.Allocator
+	// HeapTables are the heap tables to write besides the default ones
+	// (HeapTables, ParseTables); their rows come through ObjectSink.
+	HeapTables []string
 }
 
 // Writer writes graphs as Parquet tables into a directory, one file per
@@ -43,6 +46,8 @@ type Options struct {
 type Writer struct {
 	dir     string
 	tables  map[string]*table
+	order   []string // table names in file order
+	heap    *heapRows
 	sources map[string]bool
 	err     error // sticky: the first write error
 	closed  bool
@@ -64,13 +69,25 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
 	w := &Writer{dir: dir, tables: map[string]*table{}, sources: map[string]bool{}}
-	for _, name := range Tables {
+	w.order = append(slices.Clone(Tables), opts.HeapTables...)
+	for _, name := range w.order {
+		if schemaOf(name) == nil {
+			return nil, fmt.Errorf("parquet: unknown table %q", name)
+		}
+	}
+	for _, name := range w.order {
 		t, err := newTable(dir, name, opts.Allocator, opts.RowGroupRows, opts.CompressionLevel)
 		if err != nil {
 			w.abort()
 			return nil, err
 		}
 		w.tables[name] = t
+	}
+	if len(opts.HeapTables) > 0 {
+		w.heap = &heapRows{tables: map[string]*table{}}
+		for _, name := range opts.HeapTables {
+			w.heap.tables[name] = w.tables[name]
+		}
 	}
 	return w, nil
 }
@@ -155,7 +172,7 @@ func (w *Writer) Close() error {
 		return w.err
 	}
 	var first error
-	for _, name := range Tables {
+	for _, name := range w.order {
 		if err := w.tables[name].close(first == nil); err != nil && first == nil {
 			first = err
 		}
@@ -178,8 +195,8 @@ func (w *Writer) abort() {
 // Files returns the paths of the table files, in Tables order (they
 // exist once Close has succeeded).
 func (w *Writer) Files() []string {
-	out := make([]string, 0, len(Tables))
-	for _, name := range Tables {
+	out := make([]string, 0, len(w.order))
+	for _, name := range w.order {
 		out = append(out, filepath.Join(w.dir, name+".parquet"))
 	}
 	return out

@@ -152,7 +152,11 @@ func (j *job) read(ctx context.Context, i int) *decoded {
 	if ctx.Err() != nil {
 		return fail(errors.New("interrupted"))
 	}
-	g, err := decodeWith(ctx, j.e, in.Path, j.df, t.update)
+	var objects *graph.ObjectSink
+	if os, ok := j.w.(objectSinker); ok {
+		objects = os.ObjectSink(in.Path)
+	}
+	g, err := decodeWith(ctx, j.e, in.Path, j.df, t.update, objects)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("interrupted: %w", err)

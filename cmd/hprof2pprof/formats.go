@@ -71,6 +71,13 @@ type perInputWriter interface {
 	perInput() bool
 }
 
+// objectSinker is implemented by a writer that takes the heap dump's
+// objects as rows (Parquet with --tables): ObjectSink returns the sink
+// for one input, nil when no such table was asked for.
+type objectSinker interface {
+	ObjectSink(input string) *graph.ObjectSink
+}
+
 // writesPerInput reports whether w's outputs are per input.
 func writesPerInput(w formatWriter) bool {
 	p, ok := w.(perInputWriter)

@@ -1,0 +1,439 @@
+package convert
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+)
+
+// The heap as rows (Options.Objects): after the views are built, the
+// chosen dump is read again and every object, reference and GC root goes
+// to the sink as it is read; a third read decodes the value arrays of
+// java.lang.Strings (they may come before or after their String). What is
+// kept across the reads is per class, plus 24 bytes per String.
+
+// ErrObjectsNeedFile means the heap tables were asked of standard input,
+// which cannot be read again.
+var ErrObjectsNeedFile = errors.New("heap tables need a file input: standard input cannot be read again")
+
+// fieldSlot is one field of an instance's field bytes.
+type fieldSlot struct {
+	name string
+	off  int
+	typ  hprof.BasicType
+}
+
+// objLayout is what the object pass needs of a class.
+type objLayout struct {
+	name    string
+	known   bool  // it has a CLASS DUMP
+	shallow int64 // instance size in the heap view's model
+	refs    []fieldSlot
+	size    fieldSlot // the collection size field (graph.SizeFields); typ 0: none
+	// java.lang.String: value array, coder (JDK 9+), offset and count
+	// (JDK 6); typ 0: absent.
+	str                          bool
+	value, coder, offset, counts fieldSlot
+}
+
+// pendingString is a String whose value array the string pass decodes.
+type pendingString struct {
+	array   uint64
+	id      uint64
+	shallow int64
+	coder   int8 // -1: char[]; 0 Latin-1; 1 UTF-16
+	off     int32
+	count   int32 // -1: the whole array
+}
+
+type objectPass struct {
+	d       *binDecoder
+	h       *heapdump.Dump
+	sink    *graph.ObjectSink
+	reopen  func() (io.ReadCloser, error)
+	idSize  int
+	oop     int
+	header  int64
+	layouts map[uint64]*objLayout
+	ret     *retained.Result
+	pending []pendingString
+
+	obj  graph.Object
+	ref  graph.Ref
+	root graph.Root
+	str  graph.String
+}
+
+// writeObjects runs the object pass when Options.Objects asks for it.
+func (d *binDecoder) writeObjects(ctx context.Context, reopen func() (io.ReadCloser, error)) error {
+	sink := d.opts.Objects
+	h := d.lastHeap
+	if sink == nil {
+		return nil
+	}
+	if h != nil && len(h.Classes) > 0 {
+		if reopen == nil {
+			return ErrObjectsNeedFile
+		}
+		oop, _ := d.oopSize(h)
+		p := &objectPass{d: d, h: h, sink: sink, reopen: reopen, idSize: d.r.IDSize(), oop: oop,
+			header: int64(d.header(oop)), layouts: map[uint64]*objLayout{}, ret: d.retainedResult}
+		if err := p.run(ctx); err != nil {
+			return err
+		}
+	}
+	if sink.Done != nil {
+		return sink.Done()
+	}
+	return nil
+}
+
+func (p *objectPass) run(ctx context.Context) error {
+	if err := p.read(ctx, p.sub); err != nil {
+		return err
+	}
+	if p.sink.String == nil || len(p.pending) == 0 {
+		return nil
+	}
+	slices.SortFunc(p.pending, func(a, b pendingString) int {
+		if a.array != b.array {
+			return cmpU64(a.array, b.array)
+		}
+		return cmpU64(a.id, b.id)
+	})
+	return p.read(ctx, p.stringSub)
+}
+
+func cmpU64(a, b uint64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// read reads the input again and calls fn with every sub-record of the
+// chosen dump. Damage stops the reading quietly: the first pass reported
+// it, and the rows read before it are kept.
+func (p *objectPass) read(ctx context.Context, fn func(*hprof.SubRecord, *hprof.HeapReader) error) error {
+	rc, err := p.reopen()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	r, err := hprof.NewReader(rc)
+	if err != nil {
+		return err
+	}
+	if r.IDSize() != p.idSize {
+		return fmt.Errorf("heap tables: the input changed between reads (ID size %d, was %d)", r.IDSize(), p.idSize)
+	}
+	var dumps hprof.DumpCounter
+	for {
+		rec, err := r.Next()
+		if err != nil {
+			return nil // io.EOF, or damage the first pass reported
+		}
+		dump := dumps.Dump(rec.Tag)
+		if dump > p.h.Index {
+			return nil
+		}
+		if dump != p.h.Index {
+			continue
+		}
+		hr := r.Heap()
+		for n := 1; ; n++ {
+			s, err := hr.Next()
+			if err != nil {
+				break // io.EOF, or damage
+			}
+			if n&0xFFFF == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+			}
+			if err := fn(s, hr); err != nil {
+				if errors.Is(err, hprof.ErrTruncated) || errors.Is(err, hprof.ErrCorrupt) {
+					break
+				}
+				return err
+			}
+		}
+	}
+}
+
+// sub writes the rows of one sub-record.
+func (p *objectPass) sub(s *hprof.SubRecord, hr *hprof.HeapReader) error {
+	switch s.Tag {
+	case hprof.InstanceDump:
+		return p.instance(s, hr)
+	case hprof.ObjArrayDump:
+		return p.objArray(s, hr)
+	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
+		return p.primArray(s)
+	case hprof.ClassDump:
+		return p.classObject(s)
+	}
+	if s.Tag.IsRoot() && p.sink.Root != nil {
+		return p.rootRow(s)
+	}
+	return nil
+}
+
+// newObject starts the row of object id.
+func (p *objectPass) newObject(id uint64, class, kind string) *graph.Object {
+	o := &p.obj
+	*o = graph.Object{ID: id, Class: class, Kind: kind}
+	if p.ret != nil {
+		o.Retained, o.HasRetained = p.ret.Retained(id)
+		o.Dominator, o.HasDominator = p.ret.Dominator(id)
+	}
+	return o
+}
+
+func (p *objectPass) instance(s *hprof.SubRecord, hr *hprof.HeapReader) error {
+	l := p.layout(s.ClassID)
+	needData := (p.sink.Ref != nil && len(l.refs) > 0) || (p.sink.Object != nil && l.size.typ != 0) ||
+		(p.sink.String != nil && l.str)
+	var data []byte
+	if needData {
+		var err error
+		if data, err = hr.Payload(); err != nil {
+			return err
+		}
+	}
+	if p.sink.Object != nil {
+		o := p.newObject(s.ID, l.name, graph.ObjectInstance)
+		o.Shallow, o.HasShallow = l.shallow, l.known
+		if l.size.typ != 0 {
+			o.Size, o.HasSize = p.value(data, l.size)
+		}
+		if err := p.sink.Object(o); err != nil {
+			return err
+		}
+	}
+	if p.sink.Ref != nil {
+		for _, f := range l.refs {
+			to, ok := p.value(data, f)
+			if !ok || to == 0 {
+				continue
+			}
+			p.ref = graph.Ref{From: s.ID, To: uint64(to), Field: f.name, Index: -1}
+			if err := p.sink.Ref(&p.ref); err != nil {
+				return err
+			}
+		}
+	}
+	if p.sink.String != nil && l.str {
+		p.noteString(s.ID, l, data)
+	}
+	return nil
+}
+
+// value reads field f of an instance's field bytes; ok is false when
+// the bytes end before it.
+func (p *objectPass) value(data []byte, f fieldSlot) (int64, bool) {
+	sz := f.typ.Size(p.idSize)
+	if f.off+sz > len(data) {
+		return 0, false
+	}
+	b := data[f.off:]
+	switch sz {
+	case 1:
+		return int64(int8(b[0])), true
+	case 2:
+		return int64(int16(binary.BigEndian.Uint16(b))), true
+	case 4:
+		if f.typ == hprof.TypeObject {
+			return int64(binary.BigEndian.Uint32(b)), true
+		}
+		return int64(int32(binary.BigEndian.Uint32(b))), true
+	}
+	return int64(binary.BigEndian.Uint64(b)), true
+}
+
+func (p *objectPass) noteString(id uint64, l *objLayout, data []byte) {
+	arr, ok := p.value(data, l.value)
+	if !ok || arr == 0 {
+		return
+	}
+	ps := pendingString{array: uint64(arr), id: id, shallow: l.shallow, coder: -1, count: -1}
+	if l.coder.typ != 0 {
+		if c, ok := p.value(data, l.coder); ok {
+			ps.coder = int8(c)
+		}
+	}
+	if l.counts.typ != 0 && l.offset.typ != 0 {
+		off, ok1 := p.value(data, l.offset)
+		cnt, ok2 := p.value(data, l.counts)
+		if ok1 && ok2 && off >= 0 && cnt >= 0 {
+			ps.off, ps.count = int32(off), int32(cnt)
+		}
+	}
+	p.pending = append(p.pending, ps)
+}
+
+func (p *objectPass) objArray(s *hprof.SubRecord, hr *hprof.HeapReader) error {
+	if p.sink.Object != nil {
+		l := p.layout(s.ClassID)
+		o := p.newObject(s.ID, l.name, graph.ObjectArray)
+		o.Length, o.HasLength = int64(s.Length), true
+		o.Shallow, o.HasShallow = heapsize.Array(p.header, int64(s.Length), int64(p.oop)), l.known
+		if err := p.sink.Object(o); err != nil {
+			return err
+		}
+	}
+	if p.sink.Ref == nil {
+		return nil
+	}
+	data, err := hr.Payload()
+	if err != nil {
+		return err
+	}
+	for i := 0; i+p.idSize <= len(data); i += p.idSize {
+		to := p.readID(data[i:])
+		if to == 0 {
+			continue
+		}
+		p.ref = graph.Ref{From: s.ID, To: to, Index: int64(i / p.idSize)}
+		if err := p.sink.Ref(&p.ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *objectPass) readID(b []byte) uint64 {
+	if p.idSize == 4 {
+		return uint64(binary.BigEndian.Uint32(b))
+	}
+	return binary.BigEndian.Uint64(b)
+}
+
+func (p *objectPass) primArray(s *hprof.SubRecord) error {
+	if p.sink.Object == nil {
+		return nil
+	}
+	o := p.newObject(s.ID, s.ElemType.JavaName()+"[]", graph.ObjectPrimArray)
+	o.Length, o.HasLength = int64(s.Length), true
+	o.Shallow, o.HasShallow = heapsize.Array(p.header, int64(s.Length), int64(s.ElemType.Size(p.idSize))), true
+	return p.sink.Object(o)
+}
+
+// classObject writes a class object (weighing 0 bytes, as in the heap
+// and retained views) and its static references.
+func (p *objectPass) classObject(s *hprof.SubRecord) error {
+	c := &s.Class
+	if p.sink.Object != nil {
+		o := p.newObject(c.ID, p.layout(c.ID).name, graph.ObjectClass)
+		o.HasShallow = true
+		if err := p.sink.Object(o); err != nil {
+			return err
+		}
+	}
+	if p.sink.Ref == nil {
+		return nil
+	}
+	for _, f := range c.Statics {
+		if f.Type != hprof.TypeObject || f.Value == 0 {
+			continue
+		}
+		p.ref = graph.Ref{From: c.ID, To: f.Value, Field: p.d.sym.Strings[f.NameID], Index: -1, Static: true}
+		if err := p.sink.Ref(&p.ref); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *objectPass) rootRow(s *hprof.SubRecord) error {
+	r := &p.root
+	*r = graph.Root{ID: s.ID, Kind: RootKind(s.Tag), Frame: -1}
+	switch s.Tag {
+	case hprof.RootJNILocal, hprof.RootJavaFrame:
+		r.Frame = int64(s.Frame)
+		fallthrough
+	case hprof.RootThreadObject, hprof.RootNativeStack, hprof.RootThreadBlock, hprof.RootJNIMonitor:
+		r.Thread = s.ThreadSerial
+		r.ThreadName = p.h.RootName(s.ThreadSerial)
+	}
+	return p.sink.Root(r)
+}
+
+// RootKind names a GC root sub-record in the heap tables: its HPROF name
+// without "ROOT ", lower case ("java frame", "jni global", …).
+func RootKind(t hprof.SubTag) string {
+	return strings.ToLower(strings.TrimPrefix(t.String(), "ROOT "))
+}
+
+// layout returns (and caches) the class's layout for the object pass.
+func (p *objectPass) layout(cls uint64) *objLayout {
+	if l, ok := p.layouts[cls]; ok {
+		return l
+	}
+	l := &objLayout{name: p.d.sym.ClassName[cls]}
+	if l.name == "" {
+		l.name = fmt.Sprintf("unknown-class-0x%x", cls)
+	}
+	if _, ok := p.h.Classes[cls]; ok {
+		l.known = true
+		l.shallow = p.d.instanceSize(p.h, cls, p.oop)
+	}
+	l.str = l.name == "java.lang.String"
+	off := 0
+	c := cls
+	for i := 0; c != 0 && i < 256; i++ {
+		def := p.h.Classes[c]
+		if def == nil {
+			break
+		}
+		for _, f := range def.Fields {
+			slot := fieldSlot{name: p.d.sym.Strings[f.NameID], off: off, typ: f.Type}
+			off += f.Type.Size(p.idSize)
+			p.place(l, slot)
+		}
+		c = def.Super
+	}
+	p.layouts[cls] = l
+	return l
+}
+
+// place notes a field slot where the layout wants it.
+func (p *objectPass) place(l *objLayout, f fieldSlot) {
+	if f.typ == hprof.TypeObject {
+		l.refs = append(l.refs, f)
+	}
+	first := func(dst *fieldSlot, want hprof.BasicType) {
+		if dst.typ == 0 && f.typ == want {
+			*dst = f
+		}
+	}
+	if l.size.typ == 0 && f.typ == hprof.TypeInt && slices.Contains(graph.SizeFields, f.name) {
+		l.size = f
+	}
+	if !l.str {
+		return
+	}
+	switch f.name {
+	case "value":
+		first(&l.value, hprof.TypeObject)
+	case "coder":
+		first(&l.coder, hprof.TypeByte)
+	case "offset":
+		first(&l.offset, hprof.TypeInt)
+	case "count":
+		first(&l.counts, hprof.TypeInt)
+	}
+}

@@ -1,0 +1,203 @@
+package parquet
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v15/arrow"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+)
+
+// The heap tables: one row per object, reference, String and GC root of
+// a heap dump. They are opt-in (Options.HeapTables, `--tables`), as they
+// are as large as the dump's object graph; rows arrive from the decoder
+// through ObjectSink while it reads the dump, and are written in row
+// groups like every other table, so no table is held whole.
+
+// Heap table names.
+const (
+	TableObjects = "objects"
+	TableRefs    = "refs"
+	TableStrings = "strings"
+	TableRoots   = "roots"
+)
+
+// HeapTables lists the heap tables in the order their files are written.
+var HeapTables = []string{TableObjects, TableRefs, TableStrings, TableRoots}
+
+// ParseTables reads a --tables list: heap table names, "heap" for all
+// of them, and "default" or the default tables' names (always written).
+// It returns the heap tables named, in HeapTables order.
+func ParseTables(list string) ([]string, error) {
+	var heap []string
+	for _, name := range strings.Split(list, ",") {
+		name = strings.TrimSpace(name)
+		switch {
+		case name == "" || name == "default" || slices.Contains(Tables, name):
+		case name == "heap":
+			heap = append(heap, HeapTables...)
+		case slices.Contains(HeapTables, name):
+			heap = append(heap, name)
+		default:
+			return nil, fmt.Errorf("parquet: unknown table %q (have default, %s, %s, heap)",
+				name, strings.Join(Tables, ", "), strings.Join(HeapTables, ", "))
+		}
+	}
+	var out []string
+	for _, t := range HeapTables {
+		if slices.Contains(heap, t) {
+			out = append(out, t)
+		}
+	}
+	return out, nil
+}
+
+var tBool = arrow.FixedWidthTypes.Boolean
+
+// heapFields are the columns of a heap table, nil for another name.
+func heapFields(table string) []arrow.Field {
+	switch table {
+	case TableObjects:
+		return []arrow.Field{
+			req("source", tString),
+			req("object_id", tInt64),
+			req("class", tString),
+			req("kind", tString),
+			opt("shallow_size", tInt64),
+			opt("array_length", tInt64),
+			opt("size", tInt64),
+			opt("retained_size", tInt64),
+			opt("dominator_id", tInt64),
+		}
+	case TableRefs:
+		return []arrow.Field{
+			req("source", tString),
+			req("from_id", tInt64),
+			req("to_id", tInt64),
+			req("kind", tString),
+			opt("field", tString),
+			opt("array_index", tInt64),
+		}
+	case TableStrings:
+		return []arrow.Field{
+			req("source", tString),
+			req("object_id", tInt64),
+			req("value", tString),
+			req("length", tInt64),
+			req("coder", tString),
+			req("shallow_size", tInt64),
+			req("array_id", tInt64),
+			req("array_bytes", tInt64),
+		}
+	case TableRoots:
+		return []arrow.Field{
+			req("source", tString),
+			req("object_id", tInt64),
+			req("kind", tString),
+			opt("thread_serial", tInt64),
+			opt("thread_name", tString),
+			opt("frame", tInt64),
+		}
+	}
+	return nil
+}
+
+// heapRows writes rows into the heap tables. The decoders of several
+// inputs may run at once (convert -j), so rows are appended under a lock.
+type heapRows struct {
+	mu     sync.Mutex
+	tables map[string]*table // only the heap tables asked for
+}
+
+// ObjectSink returns the sink the decoder of one input hands its heap
+// dump's rows to (convert.Options.Objects), with source as their source
+// column, or nil when no heap table was asked for. It may be used from
+// another goroutine than the Writer's other methods, and several sinks
+// at once; rows of inputs converted at the same time then interleave.
+func (w *Writer) ObjectSink(source string) *graph.ObjectSink {
+	h := w.heap
+	if h == nil {
+		return nil
+	}
+	s := &graph.ObjectSink{}
+	if t := h.tables[TableObjects]; t != nil {
+		s.Object = func(o *graph.Object) error { return h.object(t, source, o) }
+	}
+	if t := h.tables[TableRefs]; t != nil {
+		s.Ref = func(r *graph.Ref) error { return h.ref(t, source, r) }
+	}
+	if t := h.tables[TableStrings]; t != nil {
+		s.String = func(st *graph.String) error { return h.str(t, source, st) }
+	}
+	if t := h.tables[TableRoots]; t != nil {
+		s.Root = func(r *graph.Root) error { return h.root(t, source, r) }
+	}
+	return s
+}
+
+func (h *heapRows) object(t *table, source string, o *graph.Object) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := t.row()
+	r.str(source)
+	r.i64(int64(o.ID))
+	r.str(o.Class)
+	r.str(o.Kind)
+	r.optI64(o.Shallow, o.HasShallow)
+	r.optI64(o.Length, o.HasLength)
+	r.optI64(o.Size, o.HasSize)
+	r.optI64(o.Retained, o.HasRetained)
+	r.optI64(int64(o.Dominator), o.HasDominator)
+	return r.end()
+}
+
+func (h *heapRows) ref(t *table, source string, x *graph.Ref) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := t.row()
+	r.str(source)
+	r.i64(int64(x.From))
+	r.i64(int64(x.To))
+	switch {
+	case x.Index >= 0:
+		r.str("element")
+	case x.Static:
+		r.str("static")
+	default:
+		r.str("field")
+	}
+	r.optStr(x.Field)
+	r.optI64(x.Index, x.Index >= 0)
+	return r.end()
+}
+
+func (h *heapRows) str(t *table, source string, s *graph.String) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := t.row()
+	r.str(source)
+	r.i64(int64(s.ID))
+	r.str(s.Value)
+	r.i64(s.Length)
+	r.str(s.Coder)
+	r.i64(s.Shallow)
+	r.i64(int64(s.Array))
+	r.i64(s.Bytes)
+	return r.end()
+}
+
+func (h *heapRows) root(t *table, source string, x *graph.Root) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	r := t.row()
+	r.str(source)
+	r.i64(int64(x.ID))
+	r.str(x.Kind)
+	r.optI64(int64(x.Thread), x.Thread != 0)
+	r.optStr(x.ThreadName)
+	r.optI64(x.Frame, x.Frame >= 0)
+	return r.end()
+}
