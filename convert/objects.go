@@ -337,7 +337,8 @@ func (p *objectPass) primArray(s *hprof.SubRecord) error {
 func (p *objectPass) classObject(s *hprof.SubRecord) error {
 	c := &s.Class
 	if p.sink.Object != nil {
-		o := p.newObject(c.ID, p.layout(c.ID).name, graph.ObjectClass)
+		o := p.newObject(c.ID, "java.lang.Class", graph.ObjectClass)
+		o.Defines = p.layout(c.ID).name
 		o.HasShallow = true
 		if err := p.sink.Object(o); err != nil {
 			return err

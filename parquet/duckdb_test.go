@@ -75,6 +75,13 @@ type namedQuery struct {
 // "-- name: NAME".
 func readmeQueries(t *testing.T) []namedQuery {
 	t.Helper()
+	return readmeBlocks(t, "-- name: ")
+}
+
+// readmeBlocks returns the README's ```sql blocks whose first line is
+// prefix followed by the query's name.
+func readmeBlocks(t *testing.T, prefix string) []namedQuery {
+	t.Helper()
 	b, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -89,8 +96,8 @@ func readmeQueries(t *testing.T) []namedQuery {
 			cur = &strings.Builder{}
 		case cur != nil && line == "```":
 			sql := cur.String()
-			if first, rest, ok := strings.Cut(sql, "\n"); ok && strings.HasPrefix(first, "-- name: ") {
-				qs = append(qs, namedQuery{Name: strings.TrimPrefix(first, "-- name: "), SQL: rest})
+			if first, rest, ok := strings.Cut(sql, "\n"); ok && strings.HasPrefix(first, prefix) {
+				qs = append(qs, namedQuery{Name: strings.TrimPrefix(first, prefix), SQL: rest})
 			}
 			cur = nil
 		case cur != nil:
@@ -112,9 +119,12 @@ type duckdbResult map[string][]map[string]any
 func runDuckDB(t *testing.T, modules string, dirs []string, qs []namedQuery) duckdbResult {
 	t.Helper()
 	views := map[string][]string{}
-	for _, name := range Tables {
+	for _, name := range append(slices.Clone(Tables), HeapTables...) {
 		for _, d := range dirs {
-			views[name] = append(views[name], filepath.Join(d, name+".parquet"))
+			p := filepath.Join(d, name+".parquet")
+			if _, err := os.Stat(p); err == nil || slices.Contains(Tables, name) {
+				views[name] = append(views[name], p)
+			}
 		}
 	}
 	req, err := json.Marshal(map[string]any{"views": views, "queries": qs})

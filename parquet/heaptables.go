@@ -71,6 +71,7 @@ func heapFields(table string) []arrow.Field {
 			opt("size", tInt64),
 			opt("retained_size", tInt64),
 			opt("dominator_id", tInt64),
+			opt("defines", tString),
 		}
 	case TableRefs:
 		return []arrow.Field{
@@ -151,6 +152,7 @@ func (h *heapRows) object(t *table, source string, o *graph.Object) error {
 	r.optI64(o.Size, o.HasSize)
 	r.optI64(o.Retained, o.HasRetained)
 	r.optI64(int64(o.Dominator), o.HasDominator)
+	r.optStr(o.Defines)
 	return r.end()
 }
 

@@ -17,8 +17,10 @@ const (
 // Object is one object of a heap dump.
 type Object struct {
 	ID    uint64
-	Class string // Java name: "java.util.HashMap", "int[]"; for a class object the class it stands for
+	Class string // Java name: "java.util.HashMap", "int[]"; "java.lang.Class" for a class object
 	Kind  string // ObjectInstance, …
+	// Defines is the class a class object stands for, "" for others.
+	Defines string
 	// Shallow is the size in the heap view's model; HasShallow is false
 	// for an object of a class with no CLASS DUMP (the heap view does not
 	// count those).
