@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow/go/v15/arrow"
+	pq "github.com/apache/arrow/go/v15/parquet"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 )
@@ -55,7 +56,29 @@ func ParseTables(list string) ([]string, error) {
 	return out, nil
 }
 
-var tBool = arrow.FixedWidthTypes.Boolean
+// heapRowGroupFactor makes the heap tables' row groups this many times
+// Options.RowGroupRows (256Ki rows by default): their rows are narrow, and
+// the zstd codec sets up an encoder for every page it compresses, which
+// costs as much as compressing a small page.
+const heapRowGroupFactor = 4
+
+// uniqueColumns are heap table columns whose values are (nearly) all
+// distinct: a dictionary only costs time and memory there.
+var uniqueColumns = map[string][]string{
+	TableObjects: {"object_id", "retained_size", "dominator_id"},
+	TableRefs:    {"from_id", "to_id", "array_index"},
+	TableStrings: {"object_id", "array_id"},
+	TableRoots:   {"object_id"},
+}
+
+// heapColumnProps are the writer properties of a heap table's columns.
+func heapColumnProps(table string) []pq.WriterProperty {
+	var props []pq.WriterProperty
+	for _, c := range uniqueColumns[table] {
+		props = append(props, pq.WithDictionaryFor(c, false))
+	}
+	return props
+}
 
 // heapFields are the columns of a heap table, nil for another name.
 func heapFields(table string) []arrow.Field {

@@ -42,7 +42,7 @@ func newTable(dir, name string, mem memory.Allocator, maxRows int, level int) (*
 		return nil, fmt.Errorf("parquet: table %s: %w", name, err)
 	}
 	t.f = f
-	props := pq.NewWriterProperties(
+	props := pq.NewWriterProperties(append([]pq.WriterProperty{
 		pq.WithAllocator(mem),
 		pq.WithCompression(compress.Codecs.Zstd),
 		pq.WithCompressionLevel(level),
@@ -50,7 +50,7 @@ func newTable(dir, name string, mem memory.Allocator, maxRows int, level int) (*
 		pq.WithMaxRowGroupLength(int64(maxRows)),
 		pq.WithStats(true),
 		pq.WithCreatedBy("hprof2pprof"),
-	)
+	}, heapColumnProps(name)...)...)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem), pqarrow.WithStoreSchema())
 	fw, err := pqarrow.NewFileWriter(schema, f, props, aprops)
 	if err != nil {

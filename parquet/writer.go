@@ -76,7 +76,11 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 		}
 	}
 	for _, name := range w.order {
-		t, err := newTable(dir, name, opts.Allocator, opts.RowGroupRows, opts.CompressionLevel)
+		rows := opts.RowGroupRows
+		if slices.Contains(opts.HeapTables, name) {
+			rows *= heapRowGroupFactor
+		}
+		t, err := newTable(dir, name, opts.Allocator, rows, opts.CompressionLevel)
 		if err != nil {
 			w.abort()
 			return nil, err
