@@ -20,7 +20,7 @@ import (
 // chosen dump is read again and every object, reference and GC root goes
 // to the sink as it is read; a third read decodes the value arrays of
 // java.lang.Strings (they may come before or after their String). What is
-// kept across the reads is per class, plus 24 bytes per String.
+// kept across the reads is per class, plus 32 bytes per String.
 
 // ErrObjectsNeedFile means the heap tables were asked of standard input,
 // which cannot be read again.
@@ -48,12 +48,11 @@ type objLayout struct {
 
 // pendingString is a String whose value array the string pass decodes.
 type pendingString struct {
-	array   uint64
-	id      uint64
-	shallow int64
-	coder   int8 // -1: char[]; 0 Latin-1; 1 UTF-16
-	off     int32
-	count   int32 // -1: the whole array
+	array uint64
+	id    uint64
+	off   int32
+	count int32 // -1: the whole array
+	coder int8  // -1: char[]; 0 Latin-1; 1 UTF-16
 }
 
 type objectPass struct {
@@ -67,6 +66,7 @@ type objectPass struct {
 	layouts map[uint64]*objLayout
 	ret     *retained.Result
 	pending []pendingString
+	strSize int64 // a String's shallow size
 
 	obj  graph.Object
 	ref  graph.Ref
@@ -269,7 +269,8 @@ func (p *objectPass) noteString(id uint64, l *objLayout, data []byte) {
 	if !ok || arr == 0 {
 		return
 	}
-	ps := pendingString{array: uint64(arr), id: id, shallow: l.shallow, coder: -1, count: -1}
+	p.strSize = l.shallow // java.lang.String is final: one size
+	ps := pendingString{array: uint64(arr), id: id, coder: -1, count: -1}
 	if l.coder.typ != 0 {
 		if c, ok := p.value(data, l.coder); ok {
 			ps.coder = int8(c)

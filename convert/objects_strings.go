@@ -29,7 +29,7 @@ func (p *objectPass) stringSub(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	for ; i < len(p.pending) && p.pending[i].array == s.ID; i++ {
 		ps := &p.pending[i]
 		st := &p.str
-		*st = graph.String{ID: ps.id, Array: s.ID, Bytes: bytes, Shallow: ps.shallow}
+		*st = graph.String{ID: ps.id, Array: s.ID, Bytes: bytes, Shallow: p.strSize}
 		st.Value, st.Length, st.Coder = decodeJavaString(s.ElemType, data, ps)
 		if err := p.sink.String(st); err != nil {
 			return err

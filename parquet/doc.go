@@ -11,6 +11,10 @@
 // graph's own dense ids, stable within that source, so tables from many
 // dumps concatenate without renumbering.
 //
+// Options.HeapTables adds the heap tables (objects, refs, strings, roots):
+// one row per object, reference, String and GC root of a heap dump, which
+// the decoder hands to Writer.ObjectSink as it reads the dump.
+//
 // Rows are buffered in Arrow builders and written as a Parquet row group
 // whenever a table reaches Options.RowGroupRows rows, so the writer's own
 // memory stays bounded however many sources are added. Columns are zstd

@@ -17,6 +17,7 @@ var examples = map[string][]string{
 		"hprof2pprof convert --view cpu --interval 1ms java.hprof  # the agent ran with interval=1",
 		"hprof2pprof convert --view retained -o retained.pb.gz dump.hprof",
 		"hprof2pprof convert --format parquet -d tables/ dumps/    # a directory tree, one table set",
+		"hprof2pprof convert --format parquet --tables heap -d t/ dump.hprof  # + every object, reference, String, GC root",
 		"hprof2pprof convert -d out/ -j 8 --shard 0/4 dumps/       # a quarter of a fleet's dumps",
 	},
 	"info": {
