@@ -14,7 +14,6 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // binDecoder turns the records of one binary HPROF input into a graph.
@@ -45,10 +44,7 @@ type binDecoder struct {
 
 	heap     *heapdump.Dump // the dump being read
 	lastHeap *heapdump.Dump // the dump the heap view is taken from
-	// retainedResult is the retained analysis, kept for the heap
-	// tables' per-object columns (Options.Objects).
-	retainedResult *retained.Result
-	dumps          int
+	dumps    int
 
 	progressNext int64
 }

@@ -43,12 +43,7 @@ type Options struct {
 	RetainedMemory int64
 	// SpillDir is where the retained view spills ("": os.TempDir()).
 	SpillDir string
-	// Objects, when set, receives the chosen heap dump's objects,
-	// references, Strings and GC roots as rows (graph.ObjectSink), read
-	// again from the input after the views are built; with the retained
-	// view asked too, objects carry their retained size and dominator.
-	// It needs a file input (ErrObjectsNeedFile).
-	Objects *graph.ObjectSink
+	Objects  *graph.ObjectSink // the heap dump's rows go here (writeObjects); needs a file input
 }
 
 func (o Options) interval() time.Duration {

@@ -74,7 +74,7 @@ func (d *binDecoder) buildHeap() {
 	hdr := d.header(oop)
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("heap dump %d of %d: %d objects, %d bytes (shallow)", h.Index, d.dumps, objects, bytes),
-		d.sizeModelText(h, oop, why, hdr))
+		heapsize.Describe(heapsize.WrittenSizes(h.ObjectSize, d.opts.HeaderSize, d.opts.RefSize), h.ObjectSize, oop, hdr, why))
 	if !h.Complete {
 		v.Comments = append(v.Comments, "incomplete heap dump: the input ended inside it")
 	}
@@ -96,12 +96,4 @@ func (d *binDecoder) trackHeaps(h *heapdump.Dump, agg *heapdump.Agg) {
 		return
 	}
 	agg.TrackHeaps(&h.Heaps)
-}
-
-// sizeModelText describes the size model of the heap view.
-func (d *binDecoder) sizeModelText(h *heapdump.Dump, oop int, why string, hdr int) string {
-	if heapsize.WrittenSizes(h.ObjectSize, d.opts.HeaderSize, d.opts.RefSize) {
-		return fmt.Sprintf("size model: instances as the CLASS DUMP gives them (Android object sizes, java.lang.Object %d bytes, not aligned); arrays: header %d, reference %d bytes, 8-byte alignment", h.ObjectSize, hdr+4, oop)
-	}
-	return fmt.Sprintf("size model: reference %d bytes (%s), object header %d, array header %d, 8-byte alignment", oop, why, hdr, hdr+4)
 }

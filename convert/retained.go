@@ -11,6 +11,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heaprows"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
@@ -48,8 +49,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		// The heap view's array model: data bytes of elements.
 		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(oop)), data, 1) },
 		RefSize:   oop,
-		// The heap tables list each object's retained size and dominator.
-		KeepIDs: probe != nil || (d.opts.Objects != nil && d.opts.Objects.Object != nil),
+		KeepIDs:   probe != nil || (d.opts.Objects != nil && d.opts.Objects.Object != nil),
 	}
 	switch {
 	case d.opts.RetainedMemory != 0:
@@ -97,9 +97,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if probe != nil {
 		probe.Result = res
 	}
-	if in.KeepIDs {
-		d.retainedResult = res
-	}
+	h.Retained = res
 	spill := res.Spill.String()
 	if spill != "" {
 		g.Source.Notes = append(g.Source.Notes, spill)
@@ -121,4 +119,15 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		v.Comments = append(v.Comments, spill)
 	}
 	g.AddView(v)
+}
+
+// writeObjects reads the chosen dump again for Options.Objects (internal/heaprows).
+func (d *binDecoder) writeObjects(ctx context.Context, reopen func() (io.ReadCloser, error)) error {
+	h := d.lastHeap
+	in := &heaprows.Input{Reopen: reopen, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }}
+	if h != nil {
+		in.Oop, _ = d.oopSize(h)
+		in.Header, in.Retained, in.InstanceSize = int64(d.header(in.Oop)), h.Retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }
+	}
+	return heaprows.Write(ctx, in)
 }

@@ -18,6 +18,8 @@
 // counts, offsets, sizes written) and ask.
 package heapsize
 
+import "fmt"
+
 // Align8 rounds n up to a multiple of 8, as the JVM aligns objects.
 func Align8(n int64) int64 { return (n + 7) &^ 7 }
 
@@ -89,4 +91,15 @@ func RefSize(override, idSize, guess int, from string) (int, string) {
 // the header or reference size.
 func WrittenSizes(objectSize uint32, headerOverride, refOverride int) bool {
 	return objectSize != 0 && headerOverride == 0 && refOverride == 0
+}
+
+// Describe names the size model in one line, for the heap view's
+// comments: written says the CLASS DUMP sizes are object sizes
+// (WrittenSizes; java.lang.Object weighs objectSize), else references
+// take oop bytes (why says how that was found) and headers hdr.
+func Describe(written bool, objectSize uint32, oop, hdr int, why string) string {
+	if written {
+		return fmt.Sprintf("size model: instances as the CLASS DUMP gives them (Android object sizes, java.lang.Object %d bytes, not aligned); arrays: header %d, reference %d bytes, 8-byte alignment", objectSize, hdr+4, oop)
+	}
+	return fmt.Sprintf("size model: reference %d bytes (%s), object header %d, array header %d, 8-byte alignment", oop, why, hdr, hdr+4)
 }

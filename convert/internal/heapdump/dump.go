@@ -6,6 +6,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // Class is what a CLASS DUMP says about a class's instance layout.
@@ -76,6 +77,10 @@ type Dump struct {
 	// the one objects are in now.
 	Heaps Heaps
 	ART   bool // java.lang.Object has ART's shadow$_klass_ field
+
+	// Retained is the retained analysis of the dump when it was made with
+	// its object IDs kept: the heap tables' per-object columns.
+	Retained *retained.Result
 
 	chain     []heapsize.Layout // InstanceSize's buffer
 	rootNames map[uint32]string // RootName's index

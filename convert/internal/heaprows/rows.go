@@ -1,4 +1,10 @@
-package convert
+// Package heaprows reads a heap dump's objects, references, Strings and
+// GC roots as rows for a graph.ObjectSink (the heap tables): the chosen
+// dump is read again and every row goes to the sink as it is read; a
+// further read decodes the value arrays of java.lang.Strings (they may
+// come before or after their String). What is kept across the reads is
+// per class, plus 32 bytes per String.
+package heaprows
 
 import (
 	"context"
@@ -15,16 +21,6 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
-
-// The heap as rows (Options.Objects): after the views are built, the
-// chosen dump is read again and every object, reference and GC root goes
-// to the sink as it is read; a third read decodes the value arrays of
-// java.lang.Strings (they may come before or after their String). What is
-// kept across the reads is per class, plus 32 bytes per String.
-
-// ErrObjectsNeedFile means the heap tables were asked of standard input,
-// which cannot be read again.
-var ErrObjectsNeedFile = errors.New("heap tables need a file input: standard input cannot be read again")
 
 // fieldSlot is one field of an instance's field bytes.
 type fieldSlot struct {
@@ -55,11 +51,32 @@ type pendingString struct {
 	coder int8  // -1: char[]; 0 Latin-1; 1 UTF-16
 }
 
+// Input is what the rows of one heap dump need from the converter.
+type Input struct {
+	// Reopen opens the input again from its start (decompressed).
+	Reopen func() (io.ReadCloser, error)
+	// Dump is the heap dump the rows come from (its class layouts and
+	// thread roots), as the converter's first pass read it.
+	Dump   *heapdump.Dump
+	IDSize int
+	// Oop and Header are the size model's reference and object header
+	// sizes; InstanceSize is an instance's shallow size in that model.
+	Oop          int
+	Header       int64
+	InstanceSize func(class uint64) int64
+	// ClassName names a class object ID, String a name string ID.
+	ClassName func(id uint64) string
+	String    func(id uint64) string
+	// Retained, when the retained view was computed in the same run,
+	// gives objects their retained size and immediate dominator.
+	Retained *retained.Result
+	Sink     *graph.ObjectSink
+}
+
 type objectPass struct {
-	d       *binDecoder
+	in      *Input
 	h       *heapdump.Dump
 	sink    *graph.ObjectSink
-	reopen  func() (io.ReadCloser, error)
 	idSize  int
 	oop     int
 	header  int64
@@ -74,26 +91,28 @@ type objectPass struct {
 	str  graph.String
 }
 
-// writeObjects runs the object pass when Options.Objects asks for it.
-func (d *binDecoder) writeObjects(ctx context.Context, reopen func() (io.ReadCloser, error)) error {
-	sink := d.opts.Objects
-	h := d.lastHeap
-	if sink == nil {
+// ErrNeedFile means the rows were asked of an input that cannot be
+// read again (standard input).
+var ErrNeedFile = errors.New("heap tables need a file input: standard input cannot be read again")
+
+// Write reads the dump's rows into in.Sink, then calls its Done. A nil
+// Sink asks for nothing; a nil Dump (or one without classes) has no rows.
+func Write(ctx context.Context, in *Input) error {
+	if in.Sink == nil {
 		return nil
 	}
-	if h != nil && len(h.Classes) > 0 {
-		if reopen == nil {
-			return ErrObjectsNeedFile
+	if in.Dump != nil && len(in.Dump.Classes) > 0 {
+		if in.Reopen == nil {
+			return ErrNeedFile
 		}
-		oop, _ := d.oopSize(h)
-		p := &objectPass{d: d, h: h, sink: sink, reopen: reopen, idSize: d.r.IDSize(), oop: oop,
-			header: int64(d.header(oop)), layouts: map[uint64]*objLayout{}, ret: d.retainedResult}
+		p := &objectPass{in: in, h: in.Dump, sink: in.Sink, idSize: in.IDSize, oop: in.Oop, header: in.Header,
+			layouts: map[uint64]*objLayout{}, ret: in.Retained}
 		if err := p.run(ctx); err != nil {
 			return err
 		}
 	}
-	if sink.Done != nil {
-		return sink.Done()
+	if in.Sink.Done != nil {
+		return in.Sink.Done()
 	}
 	return nil
 }
@@ -128,7 +147,7 @@ func cmpU64(a, b uint64) int {
 // chosen dump. Damage stops the reading quietly: the first pass reported
 // it, and the rows read before it are kept.
 func (p *objectPass) read(ctx context.Context, fn func(*hprof.SubRecord, *hprof.HeapReader) error) error {
-	rc, err := p.reopen()
+	rc, err := p.in.Reopen()
 	if err != nil {
 		return err
 	}
@@ -352,7 +371,7 @@ func (p *objectPass) classObject(s *hprof.SubRecord) error {
 		if f.Type != hprof.TypeObject || f.Value == 0 {
 			continue
 		}
-		p.ref = graph.Ref{From: c.ID, To: f.Value, Field: p.d.sym.Strings[f.NameID], Index: -1, Static: true}
+		p.ref = graph.Ref{From: c.ID, To: f.Value, Field: p.in.String(f.NameID), Index: -1, Static: true}
 		if err := p.sink.Ref(&p.ref); err != nil {
 			return err
 		}
@@ -385,13 +404,13 @@ func (p *objectPass) layout(cls uint64) *objLayout {
 	if l, ok := p.layouts[cls]; ok {
 		return l
 	}
-	l := &objLayout{name: p.d.sym.ClassName[cls]}
+	l := &objLayout{name: p.in.ClassName(cls)}
 	if l.name == "" {
 		l.name = fmt.Sprintf("unknown-class-0x%x", cls)
 	}
 	if _, ok := p.h.Classes[cls]; ok {
 		l.known = true
-		l.shallow = p.d.instanceSize(p.h, cls, p.oop)
+		l.shallow = p.in.InstanceSize(cls)
 	}
 	l.str = l.name == "java.lang.String"
 	off := 0
@@ -402,7 +421,7 @@ func (p *objectPass) layout(cls uint64) *objLayout {
 			break
 		}
 		for _, f := range def.Fields {
-			slot := fieldSlot{name: p.d.sym.Strings[f.NameID], off: off, typ: f.Type}
+			slot := fieldSlot{name: p.in.String(f.NameID), off: off, typ: f.Type}
 			off += f.Type.Size(p.idSize)
 			p.place(l, slot)
 		}

@@ -1,4 +1,4 @@
-package convert
+package heaprows
 
 import (
 	"encoding/binary"
