@@ -565,3 +565,83 @@ func scanDump(t *testing.T, path string, dump int, strSize int64) *dumpScan {
 	}
 	return scan
 }
+
+// TestHeapTablesCorpus sweeps the heap dumps of ../shared/corpus when it
+// is there: for each with an oracle, the class histogram query, the GC
+// roots by kind and the number of Strings must equal the oracle's.
+func TestHeapTablesCorpus(t *testing.T) {
+	modules := duckdbModules(t)
+	corpus := filepath.Join(moduleRoot(t), "..", "..", "shared", "corpus", "heapdump")
+	oracles, _ := filepath.Glob(filepath.Join(corpus, "*.oracle"))
+	if len(oracles) == 0 {
+		t.Skip("../shared/corpus not present")
+	}
+	var hist []namedQuery
+	for _, q := range readmeBlocks(t, "-- heap: ") {
+		if q.Name == "class_histogram" {
+			hist = append(hist, q)
+		}
+	}
+	for _, o := range oracles {
+		dump := strings.TrimSuffix(o, ".oracle")
+		t.Run(filepath.Base(dump), func(t *testing.T) {
+			dir := t.TempDir()
+			w, err := NewWriter(dir, Options{HeapTables: HeapTables})
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := convert.ConvertFile(context.Background(), dump, convert.Options{Views: []string{graph.ViewHeap}, Objects: w.ObjectSink("d")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := w.AddAs("d", g); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			res := runDuckDB(t, modules, []string{dir}, append(slices.Clone(hist),
+				namedQuery{"roots", "SELECT kind, count(*) AS n FROM roots GROUP BY kind"},
+				namedQuery{"strings", "SELECT count(*) AS n FROM strings"}))
+			var want []string
+			strs := "0"
+			for _, r := range readCSV(t, filepath.Join(o, "histogram-by-name.csv"))[1:] {
+				if r[1] != "0" {
+					want = append(want, "d|"+strings.Join(r[:3], "|"))
+				}
+				if r[0] == "java.lang.String" {
+					strs = r[1]
+				}
+			}
+			got := res.rows(t, "class_histogram", "source", "class", "instances", "shallow_bytes")
+			sort.Strings(got)
+			sort.Strings(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("class_histogram: %d rows differ from the oracle's %d", len(got), len(want))
+			}
+			if got := res.rows(t, "strings", "n"); got[0] != strs {
+				t.Errorf("strings: %s rows, the oracle counts %s Strings", got[0], strs)
+			}
+			b, err := os.ReadFile(filepath.Join(o, "summary.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum struct {
+				Roots map[string]int64 `json:"gc_roots_by_kind"`
+			}
+			if err := json.Unmarshal(b, &sum); err != nil {
+				t.Fatal(err)
+			}
+			var wantRoots []string
+			for k, n := range sum.Roots {
+				wantRoots = append(wantRoots, fmt.Sprintf("%s|%d", strings.ToLower(k), n))
+			}
+			gotRoots := res.rows(t, "roots", "kind", "n")
+			sort.Strings(gotRoots)
+			sort.Strings(wantRoots)
+			if !slices.Equal(gotRoots, wantRoots) {
+				t.Errorf("roots by kind: got %q, the oracle %q", gotRoots, wantRoots)
+			}
+		})
+	}
+}
