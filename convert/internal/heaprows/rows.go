@@ -74,6 +74,7 @@ type Input struct {
 }
 
 type objectPass struct {
+	ctx     context.Context
 	in      *Input
 	h       *heapdump.Dump
 	sink    *graph.ObjectSink
@@ -118,9 +119,22 @@ func Write(ctx context.Context, in *Input) error {
 }
 
 func (p *objectPass) run(ctx context.Context) error {
+	p.ctx = ctx
 	if err := p.read(ctx, p.sub); err != nil {
 		return err
 	}
+	return p.flushStrings()
+}
+
+// maxPending bounds the Strings noted before their value arrays are
+// decoded (32 bytes each): when that many are waiting, a string pass
+// reads the dump for them, so memory does not grow with the number of
+// Strings; a dump with more Strings is read once more per maxPending.
+var maxPending = 2 << 20
+
+// flushStrings decodes the value arrays of the Strings noted so far with
+// one more read of the dump.
+func (p *objectPass) flushStrings() error {
 	if p.sink.String == nil || len(p.pending) == 0 {
 		return nil
 	}
@@ -130,7 +144,9 @@ func (p *objectPass) run(ctx context.Context) error {
 		}
 		return cmpU64(a.id, b.id)
 	})
-	return p.read(ctx, p.stringSub)
+	err := p.read(p.ctx, p.stringSub)
+	p.pending = p.pending[:0]
+	return err
 }
 
 func cmpU64(a, b uint64) int {
@@ -257,6 +273,9 @@ func (p *objectPass) instance(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	}
 	if p.sink.String != nil && l.str {
 		p.noteString(s.ID, l, data)
+		if len(p.pending) >= maxPending {
+			return p.flushStrings()
+		}
 	}
 	return nil
 }

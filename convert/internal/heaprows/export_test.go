@@ -1,0 +1,4 @@
+package heaprows
+
+// MaxPending lets tests force many string passes.
+var MaxPending = &maxPending
