@@ -3,7 +3,8 @@
 // dump is read again and every row goes to the sink as it is read; a
 // further read decodes the value arrays of java.lang.Strings (they may
 // come before or after their String). What is kept across the reads is
-// per class, plus 32 bytes per String.
+// per class, plus 32 bytes per String waiting for its array (maxPending
+// at most).
 package heaprows
 
 import (
