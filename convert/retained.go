@@ -124,7 +124,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 // writeObjects reads the chosen dump again for Options.Objects (internal/heaprows).
 func (d *binDecoder) writeObjects(ctx context.Context, reopen func() (io.ReadCloser, error)) error {
 	h := d.lastHeap
-	in := &heaprows.Input{Reopen: reopen, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }}
+	in := &heaprows.Input{Reopen: reopen, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }, Progress: d.opts.Progress, Before: d.g.Source.Bytes}
 	if h != nil {
 		in.Oop, _ = d.oopSize(h)
 		in.Header, in.Retained, in.InstanceSize = int64(d.header(in.Oop)), h.Retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }

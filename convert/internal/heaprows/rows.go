@@ -72,10 +72,15 @@ type Input struct {
 	// gives objects their retained size and immediate dominator.
 	Retained *retained.Result
 	Sink     *graph.ObjectSink
+	// Progress, when set, is called now and then with the input bytes
+	// read so far, counting on from Before (the converter's first pass).
+	Progress func(done int64)
+	Before   int64
 }
 
 type objectPass struct {
 	ctx     context.Context
+	done    int64 // bytes read by earlier passes, for Input.Progress
 	in      *Input
 	h       *heapdump.Dump
 	sink    *graph.ObjectSink
@@ -108,7 +113,7 @@ func Write(ctx context.Context, in *Input) error {
 			return ErrNeedFile
 		}
 		p := &objectPass{in: in, h: in.Dump, sink: in.Sink, idSize: in.IDSize, oop: in.Oop, header: in.Header,
-			layouts: map[uint64]*objLayout{}, ret: in.Retained}
+			layouts: map[uint64]*objLayout{}, ret: in.Retained, done: in.Before}
 		if err := p.run(ctx); err != nil {
 			return err
 		}
@@ -176,6 +181,7 @@ func (p *objectPass) read(ctx context.Context, fn func(*hprof.SubRecord, *hprof.
 	if r.IDSize() != p.idSize {
 		return fmt.Errorf("heap tables: the input changed between reads (ID size %d, was %d)", r.IDSize(), p.idSize)
 	}
+	defer func() { p.done += r.Offset() }()
 	var dumps hprof.DumpCounter
 	for {
 		rec, err := r.Next()
@@ -198,6 +204,9 @@ func (p *objectPass) read(ctx context.Context, fn func(*hprof.SubRecord, *hprof.
 			if n&0xFFFF == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
+				}
+				if p.in.Progress != nil {
+					p.in.Progress(p.done + r.Offset())
 				}
 			}
 			if err := fn(s, hr); err != nil {
