@@ -235,8 +235,8 @@ type Path struct {
 	// MaxRun is the longest run of objects of this class merged into
 	// this node along one dominator chain (1 when none were merged).
 	MaxRun int64
-	// Capped marks a node at the depth limit that also holds the
-	// objects dominated by its objects.
+	// Capped marks a node past the depth limit that also holds objects
+	// dominated by its objects whose class is on its stack already.
 	Capped bool
 }
 
