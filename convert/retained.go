@@ -166,8 +166,5 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	sortSamples(g, v)
 	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
 		h.index, d.dumps, oop))
-	if spill != "" {
-		v.Comments = append(v.Comments, spill)
-	}
 	g.AddView(v)
 }

@@ -317,6 +317,13 @@ func (s *scanner) chooseArena(n int) {
 	if budget == 0 {
 		budget = spillBudget()
 	}
+	// Under a cgroup limit the Go heap cannot be paged out (no swap):
+	// keep the graph's arrays to a quarter of the limit, whatever the
+	// caller's budget (the rest holds the converter's own heap, the
+	// object IDs and the page cache the mapped files work through).
+	if cg := CgroupMemoryLimit(); cg > 0 && budget >= 0 && (budget == 0 || budget > cg/4) {
+		budget = cg / 4
+	}
 	s.spill.GraphBytes = graphBytes(n, s.maxEdges)
 	s.spill.Budget = max(budget, 0)
 	if budget == 0 || s.spill.GraphBytes <= budget {
