@@ -96,6 +96,9 @@ type heapDump struct {
 	// span, so the retained view must read the input again.
 	objs     []spanObjects
 	streamed bool
+	// streamObjs are the objects of the streamed records (gzip, bzip2,
+	// records over maxSpan), noted when the retained view is asked.
+	streamObjs *streamedObjects
 
 	// Reference size evidence from static fields (see oopSize).
 	oopGuess  int
@@ -134,6 +137,9 @@ func (d *binDecoder) newHeapDump(index int) *heapDump {
 		arrText:      map[uint64]string{},
 	}
 	d.trackHeaps(h, h.agg)
+	if d.opts.asks(graph.ViewRetained) {
+		h.streamObjs = &streamedObjects{}
+	}
 	return h
 }
 
@@ -191,6 +197,9 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 			return err
 		}
 		h.subs[s.Tag]++
+		if h.streamObjs != nil {
+			h.streamObjs.add(s, h.idSize)
+		}
 		if n++; n&0xFFFF == 0 {
 			if err := ctx.Err(); err != nil {
 				return err

@@ -20,27 +20,52 @@ import (
 // missing and a note says why.
 
 // spanObjects are the objects of one heap span, noted by the first pass
-// when the retained view is asked for: their IDs, and a bound on their
-// references (each takes an ID's bytes of the span).
+// when the retained view is asked for: their IDs summed up (the IDs are
+// read again from the span), and a bound on their references (each takes
+// an ID's bytes of the span).
 type spanObjects struct {
-	ids  []uint64
+	ids  retained.IDRange
 	refs int64
 }
 
 func (o *spanObjects) add(s *hprof.SubRecord, idSize int) {
 	switch s.Tag {
 	case hprof.InstanceDump:
-		o.ids = append(o.ids, s.ID)
+		o.ids.Add(s.ID)
 		o.refs += int64(s.Length) / int64(idSize)
 	case hprof.ObjArrayDump:
-		o.ids = append(o.ids, s.ID)
+		o.ids.Add(s.ID)
 		o.refs += int64(s.Length)
 	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-		o.ids = append(o.ids, s.ID)
+		o.ids.Add(s.ID)
 	case hprof.ClassDump:
-		o.ids = append(o.ids, s.ID)
+		o.ids.Add(s.ID)
 		o.refs += int64(len(s.Class.Statics)) + 1 // + the loader
 	}
+}
+
+// streamedObjects are the objects of a dump's streamed records, noted by
+// the first pass so that the retained view reads a compressed input once
+// more, not twice: their IDs, and the same reference bound.
+type streamedObjects struct {
+	ids  [][]uint64 // in chunks of idChunk: no slice growth copies them all
+	refs int64
+}
+
+const idChunk = 1 << 20
+
+func (o *streamedObjects) add(s *hprof.SubRecord, idSize int) {
+	var sp spanObjects
+	sp.add(s, idSize)
+	if sp.ids.N == 0 {
+		return
+	}
+	if n := len(o.ids); n == 0 || len(o.ids[n-1]) == idChunk {
+		o.ids = append(o.ids, make([]uint64, 0, idChunk))
+	}
+	last := &o.ids[len(o.ids)-1]
+	*last = append(*last, s.ID)
+	o.refs += sp.refs
 }
 
 // fileSegments are the spans of a plain file, mapped when they can be.
@@ -121,11 +146,17 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		in.Segments = &fileSegments{f: f, spans: h.allSpans[:len(h.objs)], mmap: d.mapSpans}
 		in.IDSize = d.r.IDSize()
 		for _, o := range h.objs {
-			in.IDs = append(in.IDs, o.ids)
+			in.SegmentObjects = append(in.SegmentObjects, o.ids)
 			in.SegmentRefs = append(in.SegmentRefs, o.refs)
 		}
 		h.objs = nil
+	} else if h.streamObjs != nil && len(h.allSpans) == 0 {
+		// Every record of the dump was streamed by the first pass,
+		// which noted its objects: one more read fills the graph.
+		in.Noted = &retained.NotedIDs{IDs: h.streamObjs.ids, Refs: h.streamObjs.refs}
+		in.IDSize = d.r.IDSize()
 	}
+	h.streamObjs = nil
 	for id, c := range h.classes {
 		name := d.className[id]
 		if name == "" {
@@ -139,6 +170,10 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 			// Report the extra passes as progress beyond the first read.
 			d.opts.Progress(total + int64(pass-1)*total + done)
 		}
+	}
+	if d.opts.Phase != nil {
+		in.Phase = func(p string) { d.opts.Phase("retained: " + p) }
+		defer d.opts.Phase("")
 	}
 	res, err := retained.Compute(ctx, in)
 	if err != nil {

@@ -21,8 +21,10 @@ func (s *scanner) shallow(v uint32) int64 {
 // class-level paths, freeing each array as soon as it is done with.
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	n := len(s.size)
+	s.phase("strong reach")
 	allowed := s.strongReach()
 	pre := alloc[uint32](s.a, n, n)
+	s.phase("depth-first numbering")
 	vertex, parent := dfs(s.a, s.roots, s.start, s.end, s.edges, pre, nil, nil, allowed)
 	// Rounds: the class objects of what was reached, then of what those
 	// reach, until no new class is reached.
@@ -39,6 +41,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	free(s.a, allowed)
 	allowed = nil
 	m := len(vertex)
+	s.phase("reverse graph")
 	off, preds := predecessors(s.a, vertex, s.roots, s.start, s.end, s.edges, pre, s.in.GarbageHolds)
 	free(s.a, s.start)
 	free(s.a, s.end)
@@ -48,6 +51,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	s.phase("dominators")
 	idom := dominators(s.a, parent, off, preds)
 	free(s.a, parent)
 	free(s.a, off)
@@ -78,6 +82,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	free(s.a, s.cls)
 	s.size, s.cls, s.big = nil, nil, nil
 
+	s.phase("retained sizes and class paths")
 	res := &Result{Stats: *st, maxDepth: s.in.MaxDepth}
 	// The class-level paths need the shallow sizes, the retained sizes
 	// and their per-class totals sum them up the tree: both at once.

@@ -294,9 +294,14 @@ func (s *scanner) index(chunks [][]uint64) error {
 	}
 	ix, dups := newObjectIndex(chunks)
 	s.ids = nil
+	return s.sized(ix, dups)
+}
+
+// sized takes the ID index and sizes the arrays of pass 2.
+func (s *scanner) sized(ix *idIndex, dups int) error {
 	s.ix = ix
 	s.stats.Duplicates = dups
-	n = ix.len()
+	n := ix.len()
 	s.stats.Objects = n
 	s.chooseArena(n)
 	s.size = alloc[uint32](s.a, n, n)
