@@ -2,6 +2,7 @@ package retained
 
 import (
 	"context"
+	"math"
 	"math/bits"
 	"runtime"
 	"sync"
@@ -118,6 +119,50 @@ func (s *scanner) eachSegment(ctx context.Context, fn func(seg int, id uint64)) 
 	for _, e := range errs {
 		if e != nil {
 			return e
+		}
+	}
+	return nil
+}
+
+// index indexes the object IDs of the first pass (s.ids, or the
+// caller's Input.IDs) and sizes the arrays of pass 2; the reference
+// array gets room for s.maxEdges references.
+func (s *scanner) index(chunks [][]uint64) error {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	if uint64(n) >= uint64(classObjFlag) {
+		return errf(ErrTooLarge, "%d objects", n)
+	}
+	if s.maxEdges >= math.MaxUint32 {
+		return errf(ErrTooLarge, "up to %d references", s.maxEdges)
+	}
+	ix, dups := newObjectIndex(chunks)
+	s.ids = nil
+	return s.sized(ix, dups)
+}
+
+// sized takes the ID index and sizes the arrays of pass 2.
+func (s *scanner) sized(ix *idIndex, dups int) error {
+	s.ix = ix
+	s.stats.Duplicates = dups
+	n := ix.len()
+	s.stats.Objects = n
+	s.chooseArena(n)
+	s.size = alloc[uint32](s.a, n, n)
+	s.cls = alloc[uint32](s.a, n, n)
+	s.start = alloc[uint32](s.a, n, n)
+	s.end = alloc[uint32](s.a, n, n)
+	s.filled = alloc[bool](s.a, n, n)
+	// The bound counts null references too; untouched capacity costs
+	// address space, not memory (a spilled file reserves its blocks).
+	s.edges = alloc[uint32](s.a, 0, int(s.maxEdges))
+	for i := range s.classes {
+		if c := &s.classes[i]; c.id != 0 {
+			if node, ok := ix.lookup(c.id); ok {
+				c.node = node
+			}
 		}
 	}
 	return nil
