@@ -23,6 +23,11 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	n := len(s.size)
 	s.phase("strong reach")
 	allowed := s.strongReach()
+	// Each phase takes seconds (minutes when the graph is paged from
+	// disk): a cancelled context (Ctrl-C) stops between phases.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	pre := alloc[uint32](s.a, n, n)
 	s.phase("depth-first numbering")
 	vertex, parent := dfs(s.a, s.roots, s.start, s.end, s.edges, pre, nil, nil, allowed)
@@ -40,6 +45,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	}
 	free(s.a, allowed)
 	allowed = nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m := len(vertex)
 	s.phase("reverse graph")
 	off, preds := predecessors(s.a, vertex, s.roots, s.start, s.end, s.edges, pre, s.in.GarbageHolds)
@@ -58,6 +66,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	free(s.a, preds)
 	parent, off, preds = nil, nil, nil
 	release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Shallow sizes and classes by DFS number; unreachable totals.
 	ret := alloc[int64](s.a, m, m)
