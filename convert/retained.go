@@ -10,7 +10,6 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
-	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
@@ -62,23 +61,8 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if probe != nil {
 		in.GarbageHolds = probe.GarbageHolds
 	}
-	if f, ok := d.file.(*os.File); ok && !h.Streamed && len(h.Objs) > 0 {
-		// The first pass noted every object of the dump's spans: fill
-		// the graph from the spans instead of reading the input twice.
-		in.Segments = &heapdump.FileSegments{File: f, Spans: h.AllSpans[:len(h.Objs)], Map: d.mapSpans}
-		in.IDSize = d.r.IDSize()
-		for _, o := range h.Objs {
-			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
-			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
-		}
-		h.Objs = nil
-	} else if h.Noted != nil && len(h.AllSpans) == 0 {
-		// Every record of the dump was streamed by the first pass,
-		// which noted its objects: one more read fills the graph.
-		in.Noted = &retained.NotedIDs{IDs: h.Noted.IDs, Refs: h.Noted.Refs}
-		in.IDSize = d.r.IDSize()
-	}
-	h.Noted = nil
+	f, _ := d.file.(*os.File)
+	h.FeedRetained(&in, f, d.mapSpans, d.r.IDSize())
 	for id, c := range h.Classes {
 		name := d.sym.ClassName[id]
 		if name == "" {

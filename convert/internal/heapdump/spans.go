@@ -2,6 +2,7 @@ package heapdump
 
 import (
 	"io"
+	"os"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
@@ -132,4 +133,26 @@ func (h *Dump) AddSpan(e Env, res *SpanResult) error {
 		h.Subs[tag] += n
 	}
 	return res.Err
+}
+
+// FeedRetained hands the retained view what the first pass noted of the
+// dump's objects: the spans of a plain file with their ID summaries (the
+// graph is filled from the mapped spans, the input is not read again),
+// or the IDs of the streamed records (it is read once more); nothing
+// when the dump mixed both (it is read twice more).
+func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, idSize int) {
+	defer func() { h.Objs, h.Noted = nil, nil }()
+	switch {
+	case file != nil && !h.Streamed && len(h.Objs) > 0:
+		in.Segments = &FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: mapSpans}
+		for _, o := range h.Objs {
+			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
+			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
+		}
+	case h.Noted != nil && len(h.AllSpans) == 0:
+		in.Noted = &retained.NotedIDs{IDs: h.Noted.IDs, Refs: h.Noted.Refs}
+	default:
+		return
+	}
+	in.IDSize = idSize
 }
