@@ -156,7 +156,7 @@ func (j *job) read(ctx context.Context, i int) *decoded {
 	if os, ok := j.w.(objectSinker); ok {
 		objects = os.ObjectSink(in.Path)
 	}
-	g, err := decodeWith(ctx, j.e, in.Path, j.df, t.update, objects)
+	g, err := decodeWith(ctx, j.e, in.Path, j.df, t, objects)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("interrupted: %w", err)

@@ -118,18 +118,18 @@ func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Gra
 	}
 	t := newTracker(e.stderr, mode, 0, ins)
 	f := t.begin(ins[0], false)
-	g, err := decodeWith(ctx, e, in, df, f.update, nil)
+	g, err := decodeWith(ctx, e, in, df, f, nil)
 	f.end(err != nil, 0)
 	t.finish()
 	return g, err
 }
 
-// decodeWith reads one input, reporting bytes read to progress; objects,
-// when not nil, receives its heap dump's rows (the heap tables).
-func decodeWith(ctx context.Context, e *env, input string, df *decodeFlags, progress func(int64), objects *graph.ObjectSink) (*graph.Graph, error) {
+// decodeWith reads one input, reporting bytes read and phases to f;
+// objects, when not nil, receives its heap dump's rows (the heap tables).
+func decodeWith(ctx context.Context, e *env, input string, df *decodeFlags, f *fileTrack, objects *graph.ObjectSink) (*graph.Graph, error) {
 	opts := df.options()
 	applyMemoryLimit(opts.MaxMemory)
-	opts.Progress = progress
+	opts.Progress, opts.Phase = f.update, f.setPhase
 	opts.Objects = objects
 	if input == "-" {
 		return convert.Convert(ctx, e.stdin, "-", opts)
