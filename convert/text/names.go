@@ -34,7 +34,7 @@ func parseFrame(s string) (graph.Frame, bool) {
 		Method: name[dot+1:],
 		File:   loc[:colon],
 	}
-	if f.File == "<Unknown Source>" {
+	if f.File == "<Unknown Source>" || f.File == "<Unknown>" { // JDK 5+, JVMPI era
 		f.File = ""
 	}
 	switch ln := loc[colon+1:]; ln {
@@ -80,6 +80,7 @@ func parseMethodSig(s string) (graph.Frame, bool) {
 // forms: `[C`, `[[Ljava/lang/String;`, `Ljava/lang/Thread;`,
 // `java/lang/Thread`. Those are converted; anything else is kept.
 func javaClassName(s string) string {
+	s = joinArraySuffix(s)
 	dims := 0
 	for dims < len(s) && s[dims] == '[' {
 		dims++
@@ -107,6 +108,17 @@ func javaClassName(s string) string {
 		return elem
 	}
 	return elem + strings.Repeat("[]", dims)
+}
+
+// joinArraySuffix removes the spaces of an array suffix as the
+// JVMPI-era agent printed it: `char []` → `char[]`, `java/lang/Object [] []`
+// → `java/lang/Object[][]`. Other names are returned as they are.
+func joinArraySuffix(s string) string {
+	i := strings.Index(s, " [")
+	if i <= 0 || strings.Trim(s[i:], " []") != "" {
+		return s
+	}
+	return s[:i] + strings.ReplaceAll(s[i:], " ", "")
 }
 
 func primitive(c byte) (string, bool) {
