@@ -371,6 +371,37 @@ func TestExcerptSections(t *testing.T) {
 	}
 }
 
+// TestJVMPIMonitorDump: the JVMPI-era MONITOR DUMP, with slash names and
+// the VM's raw monitors, gives one thread sample per THREAD line and the
+// monitor each one waits on.
+func TestJVMPIMonitorDump(t *testing.T) {
+	in := "THREAD START (obj=6aeaf0, id = 3, name=\"main\", group=\"main\")\n" +
+		"THREAD START (obj=6b7f70, id = 7, name=\"Thread-0\", group=\"main\")\n" +
+		"TRACE 12: (thread=3)\n\tjava/lang/Object.wait(Object.java:Native method)\n" +
+		"TRACE 13: (thread=7)\n\tWorker.run(Worker.java:40)\n" +
+		"MONITOR DUMP BEGIN\n" +
+		"    THREAD 3, trace 12, status: CW\n" +
+		"    THREAD 7, trace 13, status: MW\n" +
+		"    MONITOR java/util/Vector\n\towner: thread 9, entry count: 1\n\twaiting to be notified: thread 3\n" +
+		"    RAW MONITOR \"Heap lock\"(0x1d5a70)\n\towner: thread 9, entry count: 1\n\twaiting to enter: thread 7\n" +
+		"MONITOR DUMP END\n"
+	g, err := Parse(strings.NewReader(in), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := g.View(graph.ViewThreads)
+	if v == nil || len(v.Samples) != 2 || g.SoftTotal() != 0 {
+		t.Fatalf("threads view %v, soft %v", v, g.Soft)
+	}
+	want := map[string][2]string{"main": {"waiting", "java.util.Vector"}, "Thread-0": {"blocked", "\"Heap lock\"(0x1d5a70)"}}
+	for _, s := range v.Samples {
+		w := want[label(s, graph.LabelThread)]
+		if label(s, graph.LabelState) != w[0] || label(s, graph.LabelMonitor) != w[1] {
+			t.Errorf("sample labels %v, want %v", s.Labels, w)
+		}
+	}
+}
+
 // traceFramesIndented is traceFrames for frames indented by spaces.
 func traceFramesIndented(data []byte, serial string) []string {
 	return traceFrames(bytes.ReplaceAll(data, []byte("        "), []byte("\t")), serial)

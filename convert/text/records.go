@@ -329,6 +329,10 @@ func (p *parser) monitorDumpLine(s *section, n int, line string) error {
 		m := strings.TrimPrefix(t, "MONITOR ")
 		m = strings.TrimSuffix(m, " unowned")
 		s.curMon = javaClassName(m)
+	case strings.HasPrefix(t, "RAW MONITOR "):
+		// The JVMPI-era agent also lists the VM's raw monitors:
+		// `RAW MONITOR "name"(0x1d5a70)`.
+		s.curMon = strings.TrimSuffix(strings.TrimPrefix(t, "RAW MONITOR "), " unowned")
 	case strings.HasPrefix(t, "owner:"):
 		// The owner holds the monitor; it does not wait on it.
 	case strings.HasPrefix(t, "waiting to enter:"), strings.HasPrefix(t, "waiting to be notified:"):
