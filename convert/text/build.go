@@ -248,7 +248,7 @@ func (p *parser) allocView(s *section) {
 		fmt.Sprintf("SITES of dump %d: %d sites (alloc'ed and live are cumulative since the JVM started)", s.dump, len(s.rows)))
 	if p.ex.jvmpi {
 		v.Comments = append(v.Comments, "JVMPI-era SITES name an array of objects by its element class, as the JVM's allocation event did: "+
-			"a `java.lang.Object` row may count Object[] arrays, a `[C` row char[][] arrays (the same trace and class then have two rows)")
+			"a java.lang.Object row may count Object[] arrays, a char[] row (`[C`) char[][] arrays; the same trace and class then have two rows")
 	}
 	p.timed(v, []*section{s})
 	p.g.AddView(v)
