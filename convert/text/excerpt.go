@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 )
 
 // maxListed bounds the line numbers and trace serials a note lists.
@@ -46,7 +48,7 @@ func (e *excerpt) isExcerpt() bool {
 // missingTrace notes a row naming a trace the file does not hold.
 func (p *parser) missingTrace(trace uint32) {
 	if !p.ex.isExcerpt() {
-		p.g.SoftFail("row names missing trace")
+		p.g.SoftFail(graph.SoftRowMissingTrace)
 		return
 	}
 	if p.ex.missing == nil {

@@ -246,7 +246,7 @@ func (p *parser) heapLine(s *section, n int, line string) error {
 		if len(t) < len(line) || t == "" {
 			return nil // an indented field or element line
 		}
-		p.g.SoftFail("unknown heap dump record")
+		p.g.SoftFail(graph.SoftUnknownHeapDumpRecord)
 		return nil
 	}
 	_, rest, _ = strings.Cut(rest, " ")
@@ -350,7 +350,7 @@ func (p *parser) monitorDumpLine(s *section, n int, line string) error {
 			s.monitor[serial] = s.curMon
 		}
 	default:
-		p.g.SoftFail("unknown monitor dump line")
+		p.g.SoftFail(graph.SoftUnknownMonitorLine)
 	}
 	return nil
 }
