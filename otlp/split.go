@@ -109,7 +109,13 @@ func cutView(g *graph.Graph, v *graph.View, st *StoreOptions, lim Limits, nprof 
 	if lim.Burst > 0 && (budget == 0 || lim.Burst/nprof < budget) {
 		budget = lim.Burst / nprof
 	}
-	budget = int(float64(budget) * sizeMargin)
+	base := costProfile + 2*len(g.Source.Path)
+	if limit := budget; limit > 0 {
+		budget = int(float64(limit)*sizeMargin) - base
+		if budget <= 0 {
+			return nil, fmt.Errorf("a limit of %d bytes per profile leaves no room for samples (a profile takes about %d bytes before any)", limit, base)
+		}
+	}
 	e := newEstimator(g, st)
 	var runs []run
 	cur := run{}
@@ -132,7 +138,11 @@ func cutView(g *graph.Graph, v *graph.View, st *StoreOptions, lim Limits, nprof 
 		cur.bytes += c
 	}
 	cur.to = len(v.Samples)
-	return append(runs, cur), nil
+	runs = append(runs, cur)
+	for i := range runs {
+		runs[i].bytes += base
+	}
+	return runs, nil
 }
 
 // estimator adds up what a run of samples costs in the pprof encoding a
@@ -159,8 +169,10 @@ func (e *estimator) reset() {
 
 // Encoding costs in bytes, rounded up: a sample's framing and value, one
 // location id, one label, a location with its line, a function, and one
-// string's framing.
+// string's framing; a profile's own records and the labels of its series
+// (the resource's attributes, the file path twice among them).
 const (
+	costProfile  = 1024
 	costSample   = 16
 	costLocID    = 3
 	costLabel    = 8
