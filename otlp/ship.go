@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -20,8 +21,10 @@ func (r PartResult) Stored() bool { return r.Err == nil && r.Result.Accepted() }
 
 // Pacer spaces requests so that their estimated bytes stay under a
 // rate with a burst, as the backend's token-bucket limiter counts them.
-// The zero Pacer (or a zero Rate) never waits.
+// The zero Pacer (or a zero Rate) never waits. It is safe for
+// concurrent use: callers wait in turn.
 type Pacer struct {
+	mu    sync.Mutex
 	Rate  int // bytes per second
 	Burst int // bucket size in bytes
 	// tokens in the bucket at last
@@ -41,6 +44,8 @@ func (p *Pacer) Wait(ctx context.Context, n int) error {
 	if p == nil || p.Rate <= 0 {
 		return nil
 	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
 	if p.now == nil {
 		p.now = time.Now
 	}
