@@ -116,13 +116,6 @@ func (c *collector) received(t testing.TB, service string, want int) []rProfile 
 	}
 }
 
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}
-
 // sameProfiles compares what was sent with what arrived: every profile's
 // type, view, totals, stacks (function names) and labels, and that no
 // function, value or attribute went missing.
