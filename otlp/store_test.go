@@ -2,6 +2,7 @@ package otlp_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -366,4 +367,38 @@ func TestSplitRefusesWhatCannotFit(t *testing.T) {
 		t.Errorf("err = %v, want one naming view cpu", err)
 	}
 	_ = graph.ViewCPU
+}
+
+// TestCollectorShipsParts: a view split under small limits, shipped part
+// by part to a real Collector, arrives whole: every part accepted, and
+// the profiles received add up to pprof's totals.
+func TestCollectorShipsParts(t *testing.T) {
+	col := startCollector(t)
+	g := decodeFixture(t, filepath.Join(moduleRoot(t), "testdata", "jdk17-zoo-live.hprof"))
+	service := "split-parts"
+	lim := otlp.Limits{MaxSamples: 200, MaxBytes: 64 << 10, Burst: 128 << 10, Rate: 64 << 20}
+	parts, err := otlp.Split(g, []string{"heap"}, otlp.Options{ServiceName: service, Store: &otlp.StoreOptions{}}, lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(parts) < 2 {
+		t.Fatalf("%d parts, want the heap view split", len(parts))
+	}
+	profiles := 0
+	for _, r := range otlp.Ship(context.Background(), pushClient(t, otlp.ClientOptions{Endpoint: col.GRPC, Insecure: true}), parts, otlp.NewPacer(lim)) {
+		if !r.Stored() {
+			t.Fatalf("part %d/%d: %v (%+v)", r.Index, r.Count, r.Err, r.Result)
+		}
+		profiles += r.Profiles
+	}
+	got := map[string]int64{}
+	for _, p := range col.received(t, service, profiles) {
+		got[p.Type] += p.total()
+	}
+	v := g.View("heap")
+	for col, tot := range v.Totals() {
+		if st := v.SampleTypes[col].Type; got[st] != tot {
+			t.Errorf("heap %s: received %d, view total %d", st, got[st], tot)
+		}
+	}
 }
