@@ -35,15 +35,14 @@ const sizeMargin = 0.85
 // Part is one request: a whole view of one input, or one part of a view
 // too large for the limits.
 type Part struct {
-	Source      string // the input's path
-	View        string
-	Index       int // 1-based part of the view
-	Count       int // parts of the view (1: the whole view)
-	Profiles    int
-	Samples     int
-	Bytes       int // estimated size as the backend stores it
-	Req         *collectorpb.ExportProfilesServiceRequest
-	SampleTypes []string // type/unit of each profile
+	Source   string // the input's path
+	View     string
+	Index    int // 1-based part of the view
+	Count    int // parts of the view (1: the whole view)
+	Profiles int
+	Samples  int
+	Bytes    int // estimated size as the backend stores it
+	Req      *collectorpb.ExportProfilesServiceRequest
 }
 
 // Split builds one request per view of g (the named views; every view
@@ -86,8 +85,6 @@ func Split(g *graph.Graph, views []string, opts Options, lim Limits) ([]Part, er
 				for _, pr := range sp.Profiles {
 					p.Profiles++
 					p.Samples += len(pr.Samples)
-					d := p.Req.Dictionary.StringTable
-					p.SampleTypes = append(p.SampleTypes, d[pr.SampleType.TypeStrindex]+"/"+d[pr.SampleType.UnitStrindex])
 				}
 			}
 			parts = append(parts, p)
