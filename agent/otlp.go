@@ -46,6 +46,10 @@ type OTLPOptions struct {
 	// Limits bound each request (a view, or part of one) and pace them;
 	// the zero value means otlp.PyroscopeLimits.
 	Limits *otlp.Limits
+	// Now stamps each window's profiles with the time of its export
+	// instead of the JVM's clock (a replayed stream, a JVM whose clock is
+	// off), keeping the JVM's time as an attribute.
+	Now bool
 }
 
 // OTLP pushes each window as one export request shaped for profile
@@ -103,6 +107,9 @@ func (e *OTLP) Export(ctx context.Context, w *Window) error {
 	opts := otlp.Options{
 		ServiceName: e.o.ServiceName, Version: e.o.Version, ResourceAttrs: windowAttrs(w),
 		Store: &otlp.StoreOptions{SampleAttrs: e.o.SampleAttrs},
+	}
+	if e.o.Now {
+		opts.Store.Now = time.Now()
 	}
 	parts, err := otlp.Split(w.Graph, nil, opts, e.lim)
 	if err == nil {
