@@ -56,3 +56,25 @@ func TestPacerBucket(t *testing.T) {
 		t.Errorf("a nil pacer waited: %v", err)
 	}
 }
+
+// TestCutAttr: a value over MaxAttrLen is cut on a character boundary and
+// marked, well under Pyroscope's 2,048-byte label limit.
+func TestCutAttr(t *testing.T) {
+	long := strings.Repeat("é", MaxAttrLen) // 2 bytes each
+	got := cut(long)
+	if len(got) > MaxAttrLen+len("…") || !strings.HasSuffix(got, "…") || !utf8ValidPrefix(got) {
+		t.Errorf("cut gave %d bytes, suffix %q", len(got), got[len(got)-3:])
+	}
+	if short := "Signal Dispatcher"; cut(short) != short {
+		t.Errorf("a short value was cut")
+	}
+}
+
+func utf8ValidPrefix(s string) bool {
+	for _, r := range s {
+		if r == '\uFFFD' {
+			return false
+		}
+	}
+	return true
+}
