@@ -1,145 +1,82 @@
 package agent
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"maps"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	profilespb "go.opentelemetry.io/proto/otlp/profiles/v1development"
 
+	"github.com/hprof2pprof/hprof2pprof/internal/otelcoltest"
 	"github.com/hprof2pprof/hprof2pprof/otlp"
 )
 
 // otelcol is a real OpenTelemetry Collector (built by
-// scripts/setup-otelcol.sh) on fixed loopback ports, so it can be stopped
-// and started again where the exporter expects it. Each start writes to
-// a new file.
+// scripts/setup-otelcol.sh) on loopback ports it keeps across restarts,
+// so it can be stopped and started again where the exporter expects it.
+// Each start writes to a new file.
 type otelcol struct {
 	t          *testing.T
 	bin        string
-	GRPC, HTTP string
+	GRPC, HTTP string // empty until the first start picks them
 	outs       []string
-	cmd        *exec.Cmd
-	log        *syncBuffer
-	exited     chan struct{}
+	oc         *otelcoltest.Collector
+	logs       []string
 }
 
 // newOtelcol finds the collector binary: $OTELCOL_BIN, else the setup
 // script's cache. Missing skips the test, or fails it when CI=true.
 func newOtelcol(t *testing.T) *otelcol {
 	t.Helper()
-	bin := os.Getenv("OTELCOL_BIN")
-	if bin == "" {
-		bin = filepath.Join("..", ".cache", "otelcol", "dist", "otelcol-profiles")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("OpenTelemetry Collector not found at %s: run scripts/setup-otelcol.sh (or set OTELCOL_BIN)", bin)
+	bin, err := otelcoltest.Binary("..")
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
+			t.Fatal(err)
 		}
-		t.Skip(msg)
+		t.Skip(err)
 	}
-	c := &otelcol{t: t, bin: bin, GRPC: freeLoopbackPort(t), HTTP: freeLoopbackPort(t), log: &syncBuffer{}}
+	c := &otelcol{t: t, bin: bin}
 	t.Cleanup(func() {
 		c.stop()
 		if t.Failed() {
-			t.Logf("collector log (tail):\n%s", tailString(c.log.String(), 4000))
+			t.Logf("collector logs (tails):\n%s", strings.Join(c.logs, "\n----\n"))
 		}
 	})
 	return c
 }
 
-func freeLoopbackPort(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
-}
-
-func tailString(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
-}
-
-// start runs the collector until it says it is ready.
+// start runs the collector until it says it is ready: on new ports the
+// first time, on the same ports after that.
 func (c *otelcol) start() {
 	t := c.t
 	t.Helper()
-	_, gport, _ := net.SplitHostPort(c.GRPC)
-	_, hport, _ := net.SplitHostPort(c.HTTP)
 	out := filepath.Join(t.TempDir(), fmt.Sprintf("profiles-%d.jsonl", len(c.outs)+1))
 	c.outs = append(c.outs, out)
-	c.cmd = exec.Command(c.bin, "--config=testdata/otelcol-agent.yaml", "--feature-gates=service.profilesSupport")
-	c.cmd.Env = append(os.Environ(), "OTLP_GRPC_PORT="+gport, "OTLP_HTTP_PORT="+hport, "OTELCOL_OUT="+out)
-	stderr, err := c.cmd.StderrPipe()
+	oc, err := otelcoltest.Start(otelcoltest.Config{Bin: c.bin, Config: "testdata/otelcol-agent.yaml", Out: out, GRPC: c.GRPC, HTTP: c.HTTP})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready, exited := make(chan bool, 1), make(chan struct{})
-	c.exited = exited
-	go func() {
-		defer close(exited)
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		signalled := false
-		for sc.Scan() {
-			line := sc.Text()
-			c.log.Write([]byte(line + "\n"))
-			if !signalled && strings.Contains(line, "Everything is ready") {
-				ready <- true
-				signalled = true
-			}
-		}
-		if !signalled {
-			ready <- false
-		}
-		c.cmd.Wait()
-	}()
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Fatalf("collector exited before it was ready:\n%s", tailString(c.log.String(), 4000))
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("collector not ready after 60s:\n%s", tailString(c.log.String(), 4000))
-	}
+	c.oc, c.GRPC, c.HTTP = oc, oc.GRPC, oc.HTTP
 }
 
 // stop ends the collector (SIGTERM, then a kill after 15s) and waits.
 func (c *otelcol) stop() {
-	if c.cmd == nil {
+	if c.oc == nil {
 		return
 	}
-	c.cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-c.exited:
-	case <-time.After(15 * time.Second):
-		c.cmd.Process.Kill()
-		<-c.exited
-	}
-	c.cmd = nil
+	c.oc.Stop()
+	c.logs = append(c.logs, c.oc.Log(4000))
+	c.oc = nil
 }
 
 // profileKey names one profile of one window: the JVM, the view, the

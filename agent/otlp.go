@@ -40,15 +40,29 @@ type OTLPOptions struct {
 	// Version is the scope version; optional.
 	Version string
 	Logger  *slog.Logger
+	// SampleAttrs are the labels kept as sample attributes besides the
+	// bounded ones (see otlp.StoreOptions).
+	SampleAttrs []string
+	// Limits bound each request (a view, or part of one) and pace them;
+	// the zero value means otlp.PyroscopeLimits.
+	Limits *otlp.Limits
+	// Now stamps each window's profiles with the time of its export
+	// instead of the JVM's clock (a replayed stream, a JVM whose clock is
+	// off), keeping the JVM's time as an attribute.
+	Now bool
 }
 
-// OTLP pushes each window as one export request: one resource naming
-// the JVM, a scope per view, a profile per sample type, with the window's
-// start and length as the profiles' time and duration.
+// OTLP pushes each window as one export request shaped for profile
+// stores (otlp.StoreOptions): one resource naming the JVM, a scope per
+// view, a profile per sample type, with the window's start and length as
+// the profiles' time and duration. A window too large for the limits
+// goes as a request per view, a view too large in parts.
 type OTLP struct {
-	c   *otlp.Client
-	o   OTLPOptions
-	log *slog.Logger
+	c     *otlp.Client
+	o     OTLPOptions
+	lim   otlp.Limits
+	pacer *otlp.Pacer
+	log   *slog.Logger
 }
 
 var _ Exporter = (*OTLP)(nil)
@@ -66,7 +80,11 @@ func NewOTLP(o OTLPOptions) (*OTLP, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OTLP{c: c, o: o, log: o.Logger.With("exporter", "otlp")}, nil
+	lim := otlp.PyroscopeLimits
+	if o.Limits != nil {
+		lim = *o.Limits
+	}
+	return &OTLP{c: c, o: o, lim: lim, pacer: otlp.NewPacer(lim), log: o.Logger.With("exporter", "otlp")}, nil
 }
 
 // Name is "otlp".
@@ -78,31 +96,89 @@ func (e *OTLP) Target() string { return e.c.Target() }
 // Close releases the client's connection.
 func (e *OTLP) Close() error { return e.c.Close() }
 
-// Export builds and pushes one window. A request the backend accepted
-// with some profiles rejected (partial success) counts as delivered and
-// is logged: sending it again would duplicate what was taken.
+// Export builds and pushes one window (see OTLP). A view the
+// backend refused as invalid, or accepted in part, is logged and not
+// sent again: sending it again would be refused again, or duplicate
+// what was taken. When a view could not be delivered for a reason that
+// may pass (unreachable, unavailable) and no view was delivered, the
+// error asks Reliable to retry or spill the window; once some view was
+// delivered, the rest is logged instead.
 func (e *OTLP) Export(ctx context.Context, w *Window) error {
-	req, err := otlp.Build([]*graph.Graph{w.Graph}, otlp.Options{
+	opts := otlp.Options{
 		ServiceName: e.o.ServiceName, Version: e.o.Version, ResourceAttrs: windowAttrs(w),
-	})
+		Store: &otlp.StoreOptions{SampleAttrs: e.o.SampleAttrs},
+	}
+	if e.o.Now {
+		opts.Store.Now = time.Now()
+	}
+	parts, err := otlp.Split(w.Graph, nil, opts, e.lim)
 	if err == nil {
-		err = otlp.Validate(req)
+		parts, err = e.whole(w, parts, opts)
+	}
+	if err == nil {
+		for _, p := range parts {
+			if err = otlp.Validate(p.Req); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		return fmt.Errorf("%w: %w", ErrRejected, err)
 	}
-	res, err := e.c.Push(ctx, req)
+	var delivered int
+	var retry, refused error
+	for _, r := range otlp.Ship(ctx, e.c, parts, e.pacer) {
+		switch {
+		case r.Err == nil || errors.Is(r.Err, otlp.ErrPartial):
+			delivered++
+			if r.Err != nil {
+				e.log.Warn("backend rejected part of a view", "jvm", w.JVM, "window", w.Seq, "view", r.View,
+					"rejected_profiles", r.Result.Rejected, "of", r.Result.Profiles, "message", r.Result.Message)
+			}
+		case errors.Is(r.Err, otlp.ErrRefused):
+			refused = r.Err
+			e.log.Warn("backend refused a view", "jvm", w.JVM, "window", w.Seq, "view", r.View, "err", r.Err)
+		default:
+			retry = r.Err
+			e.log.Debug("view not delivered", "jvm", w.JVM, "window", w.Seq, "view", r.View, "err", r.Err)
+		}
+	}
 	switch {
-	case errors.Is(err, otlp.ErrPartial):
-		e.log.Warn("backend rejected part of a window", "jvm", w.JVM, "window", w.Seq,
-			"rejected_profiles", res.Rejected, "of", res.Profiles, "message", res.Message)
-		return nil
-	case errors.Is(err, otlp.ErrRefused):
-		return fmt.Errorf("%w: %w", ErrRejected, err)
-	case err != nil:
-		return fmt.Errorf("%w: %w", ErrExport, err)
+	case delivered == 0 && retry != nil:
+		return fmt.Errorf("%w: %w", ErrExport, retry)
+	case delivered == 0 && refused != nil:
+		return fmt.Errorf("%w: %w", ErrRejected, refused)
+	case retry != nil:
+		e.log.Warn("window delivered in part; the rest is not sent again, to avoid duplicates", "jvm", w.JVM, "window", w.Seq, "err", retry)
 	}
 	return nil
+}
+
+// whole makes the parts of a window one request when every view fits in
+// one part and together they stay under the request limit: a window is
+// small, and one request per window keeps the backend's work per window
+// at one push.
+func (e *OTLP) whole(w *Window, parts []otlp.Part, opts otlp.Options) ([]otlp.Part, error) {
+	total := 0
+	for _, p := range parts {
+		if p.Count > 1 {
+			return parts, nil
+		}
+		total += p.Bytes
+	}
+	if len(parts) < 2 || (e.lim.Burst > 0 && total > e.lim.Burst) {
+		return parts, nil
+	}
+	req, err := otlp.Build([]*graph.Graph{w.Graph}, opts)
+	if err != nil {
+		return nil, err
+	}
+	one := otlp.Part{Source: w.JVM, View: "window", Index: 1, Count: 1, Bytes: total, Req: req}
+	for _, p := range parts {
+		one.Profiles += p.Profiles
+		one.Samples += p.Samples
+	}
+	return []otlp.Part{one}, nil
 }
 
 // windowAttrs are the resource attributes that identify the JVM and the

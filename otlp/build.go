@@ -49,6 +49,10 @@ type Options struct {
 	// They also enter the profile ids, so two resources that differ only
 	// here (two JVMs sending the same numbers) get different ids.
 	ResourceAttrs []*commonpb.KeyValue
+	// Store, when set, shapes the profiles for backends that store them
+	// (Grafana Pyroscope): see StoreOptions. Nil: one profile per pprof
+	// sample type with pprof's period, labels and stacks.
+	Store *StoreOptions
 }
 
 // Build turns graphs into one export request with one shared dictionary:
@@ -90,7 +94,17 @@ func (b *Builder) Add(g *graph.Graph, views []string) error {
 		return ErrNoInput
 	}
 	b.b.opts.Views = views
-	rp, err := b.b.resource(g)
+	vs, err := b.b.views(g)
+	if err != nil {
+		return err
+	}
+	return b.addViews(g, vs)
+}
+
+// addViews appends a resource for g holding the given views, which need
+// not be g's own (a part of a view split by Split).
+func (b *Builder) addViews(g *graph.Graph, views []*graph.View) error {
+	rp, err := b.b.resource(g, views)
 	if err != nil {
 		return err
 	}
@@ -114,13 +128,11 @@ type builder struct {
 	// per graph: graph FrameID → location index, StackID → stack index
 	locs   []int32
 	stacks []int32
+	// part numbers a split view's profiles in their ids; 0 when whole
+	part int
 }
 
-func (b *builder) resource(g *graph.Graph) (*profilespb.ResourceProfiles, error) {
-	views, err := b.views(g)
-	if err != nil {
-		return nil, err
-	}
+func (b *builder) resource(g *graph.Graph, views []*graph.View) (*profilespb.ResourceProfiles, error) {
 	b.locs = make([]int32, len(g.Frames))
 	b.stacks = make([]int32, len(g.Stacks))
 	for i := range b.stacks {
@@ -184,6 +196,9 @@ func (b *builder) resourceAttrs(g *graph.Graph) []*commonpb.KeyValue {
 		add(AttrDamage, g.Damage.Error())
 		add(AttrLost, g.Lost)
 	}
+	if st := b.opts.Store; st != nil && !st.Now.IsZero() && !s.Time.IsZero() {
+		add(AttrTime, s.Time.UTC().Format(time.RFC3339Nano))
+	}
 	for _, kv := range b.opts.ResourceAttrs {
 		if i := slices.IndexFunc(attrs, func(a *commonpb.KeyValue) bool { return a.Key == kv.Key }); i >= 0 {
 			attrs[i] = kv
@@ -191,7 +206,19 @@ func (b *builder) resourceAttrs(g *graph.Graph) []*commonpb.KeyValue {
 			attrs = append(attrs, kv)
 		}
 	}
+	if b.opts.Store != nil {
+		cutValues(attrs)
+	}
 	return attrs
+}
+
+// cutValues shortens string attribute values for the store shape.
+func cutValues(attrs []*commonpb.KeyValue) {
+	for i, kv := range attrs {
+		if sv, ok := kv.GetValue().GetValue().(*commonpb.AnyValue_StringValue); ok && len(sv.StringValue) > MaxAttrLen {
+			attrs[i] = strKV(kv.Key, cut(sv.StringValue))
+		}
+	}
 }
 
 // DefaultServiceName is the service.name used when none is given: the
@@ -213,40 +240,22 @@ func (b *builder) scope(g *graph.Graph, v *graph.View) (*profilespb.ScopeProfile
 	if v.DefaultSampleType != "" {
 		scopeAttrs = append(scopeAttrs, strKV(attrDefaultType, v.DefaultSampleType))
 	}
+	if b.opts.Store != nil {
+		cutValues(scopeAttrs)
+	}
 	sp := &profilespb.ScopeProfiles{
 		Scope:     &commonpb.InstrumentationScope{Name: ScopeName, Version: b.opts.Version, Attributes: scopeAttrs},
 		SchemaUrl: semconv.SchemaURL,
 	}
 	// Resolve stacks and attributes once for all sample types.
-	stacks := make([]int32, len(v.Samples))
-	attrs := make([][]int32, len(v.Samples))
-	for i, s := range v.Samples {
-		if len(s.Values) != len(v.SampleTypes) {
-			return nil, fmt.Errorf("%w: sample %d has %d values for %d sample types", ErrBadGraph, i, len(s.Values), len(v.SampleTypes))
-		}
-		st, err := b.stack(g, s.Stack)
-		if err != nil {
-			return nil, fmt.Errorf("sample %d: %w", i, err)
-		}
-		stacks[i] = st
-		attrs[i] = b.labels(s.Labels)
+	stacks, attrs, err := b.samples(g, v)
+	if err != nil {
+		return nil, err
 	}
-	start := v.Time
-	if start.IsZero() {
-		start = g.Source.Time
-	}
-	ts := unixNano(start)
-	var profAttrs []int32
-	profAttrs = append(profAttrs, b.d.attrStr(AttrView, v.Name))
-	if len(v.Comments) > 0 {
-		vals := make([]*commonpb.AnyValue, len(v.Comments))
-		for i, c := range v.Comments {
-			vals[i] = &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: c}}
-		}
-		profAttrs = append(profAttrs, b.d.attrValue(attrComment,
-			&commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: vals}}}))
-	}
-	for col, st := range v.SampleTypes {
+	ts := unixNano(b.profileTime(g, v))
+	profAttrs := b.profileAttrs(v)
+	for _, pr := range b.profilesOf(v) {
+		st := v.SampleTypes[pr.col]
 		p := &profilespb.Profile{
 			SampleType:            &profilespb.ValueType{TypeStrindex: b.d.str(st.Type), UnitStrindex: b.d.str(st.Unit)},
 			TimeUnixNano:          ts,
@@ -256,13 +265,13 @@ func (b *builder) scope(g *graph.Graph, v *graph.View) (*profilespb.ScopeProfile
 		if v.Duration > 0 {
 			p.DurationNano = uint64(v.Duration)
 		}
-		if v.PeriodType != (graph.ValueType{}) {
-			p.PeriodType = &profilespb.ValueType{TypeStrindex: b.d.str(v.PeriodType.Type), UnitStrindex: b.d.str(v.PeriodType.Unit)}
-			p.Period = v.Period
+		if pr.periodType != (graph.ValueType{}) {
+			p.PeriodType = &profilespb.ValueType{TypeStrindex: b.d.str(pr.periodType.Type), UnitStrindex: b.d.str(pr.periodType.Unit)}
+			p.Period = pr.period
 		}
 		var total int64
 		for i, s := range v.Samples {
-			x := s.Values[col]
+			x := s.Values[pr.col]
 			if x == 0 {
 				continue
 			}
@@ -273,10 +282,84 @@ func (b *builder) scope(g *graph.Graph, v *graph.View) (*profilespb.ScopeProfile
 			}
 			p.Samples = append(p.Samples, smp)
 		}
-		p.ProfileId = profileID(g, v, st, ts, len(p.Samples), total, b.opts.ResourceAttrs)
+		p.ProfileId = profileID(g, v, st, ts, len(p.Samples), total, b.opts.ResourceAttrs, b.part)
 		sp.Profiles = append(sp.Profiles, p)
 	}
 	return sp, nil
+}
+
+// samples resolves every sample's stack and attributes.
+func (b *builder) samples(g *graph.Graph, v *graph.View) (stacks []int32, attrs [][]int32, err error) {
+	stacks = make([]int32, len(v.Samples))
+	attrs = make([][]int32, len(v.Samples))
+	for i, s := range v.Samples {
+		if len(s.Values) != len(v.SampleTypes) {
+			return nil, nil, fmt.Errorf("%w: sample %d has %d values for %d sample types", ErrBadGraph, i, len(s.Values), len(v.SampleTypes))
+		}
+		var st int32
+		if b.opts.Store != nil && int(s.Stack) < len(g.Stacks) && len(g.Stacks[s.Stack]) == 0 {
+			st = b.noFrames(s.Labels)
+		} else if st, err = b.stack(g, s.Stack); err != nil {
+			return nil, nil, fmt.Errorf("sample %d: %w", i, err)
+		}
+		stacks[i] = st
+		attrs[i] = b.labels(s.Labels)
+	}
+	return stacks, attrs, nil
+}
+
+// noFrames is the stack of a sample with no frames in the store shape:
+// NoFramesFunction, with the thread's name under it when the sample has
+// one ("thread Signal Dispatcher").
+func (b *builder) noFrames(ls []graph.Label) int32 {
+	root := b.d.location(graph.Frame{Kind: graph.KindRoot, Class: NoFramesFunction})
+	for _, l := range ls {
+		if l.Key == graph.LabelThread && l.Str != "" {
+			leaf := b.d.location(graph.Frame{Kind: graph.KindRoot, Class: "thread " + l.Str})
+			return b.d.stack([]int32{leaf, root})
+		}
+	}
+	return b.d.stack([]int32{root})
+}
+
+// profilesOf says which profiles a view becomes: one per sample type
+// with the view's period, or the store shape's choice.
+func (b *builder) profilesOf(v *graph.View) []storeProfile {
+	if b.opts.Store != nil {
+		return storeProfiles(v)
+	}
+	out := make([]storeProfile, len(v.SampleTypes))
+	for col := range v.SampleTypes {
+		out[col] = storeProfile{col: col, periodType: v.PeriodType, period: v.Period}
+	}
+	return out
+}
+
+// profileTime is the time of a view's profiles: StoreOptions.Now when
+// set, else the view's own start, else the input's header time.
+func (b *builder) profileTime(g *graph.Graph, v *graph.View) time.Time {
+	if st := b.opts.Store; st != nil && !st.Now.IsZero() {
+		return st.Now
+	}
+	if !v.Time.IsZero() {
+		return v.Time
+	}
+	return g.Source.Time
+}
+
+// profileAttrs are the attributes on every profile of a view: its name
+// and the pprof comments.
+func (b *builder) profileAttrs(v *graph.View) []int32 {
+	profAttrs := []int32{b.d.attrStr(AttrView, v.Name)}
+	if len(v.Comments) > 0 {
+		vals := make([]*commonpb.AnyValue, len(v.Comments))
+		for i, c := range v.Comments {
+			vals[i] = &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: c}}
+		}
+		profAttrs = append(profAttrs, b.d.attrValue(attrComment,
+			&commonpb.AnyValue{Value: &commonpb.AnyValue_ArrayValue{ArrayValue: &commonpb.ArrayValue{Values: vals}}}))
+	}
+	return profAttrs
 }
 
 // stack returns the dictionary stack for a graph stack, interning its
@@ -310,6 +393,9 @@ func (b *builder) labels(ls []graph.Label) []int32 {
 	}
 	out := make([]int32, 0, len(ls))
 	for _, l := range ls {
+		if b.opts.Store != nil && !b.opts.Store.keepLabel(l.Key) {
+			continue
+		}
 		key := AttributeKey(l.Key)
 		if l.Str != "" || (l.Num == 0 && l.Unit == "") {
 			out = append(out, b.d.attrStr(key, l.Str))
@@ -324,7 +410,7 @@ func (b *builder) labels(ls []graph.Label) []int32 {
 // profileID is a stable 16-byte id for one profile: the same input
 // converted twice gives the same id, so a retried or repeated push can be
 // recognised downstream.
-func profileID(g *graph.Graph, v *graph.View, st graph.ValueType, ts uint64, n int, total int64, extra []*commonpb.KeyValue) []byte {
+func profileID(g *graph.Graph, v *graph.View, st graph.ValueType, ts uint64, n int, total int64, extra []*commonpb.KeyValue, part int) []byte {
 	h := sha256.New()
 	var num [8]byte
 	for _, s := range []string{g.Source.Path, g.Source.Format, v.Name, st.Type, st.Unit} {
@@ -340,6 +426,10 @@ func profileID(g *graph.Graph, v *graph.View, st graph.ValueType, ts uint64, n i
 	}
 	for _, x := range []uint64{ts, uint64(n), uint64(total), uint64(g.Source.Bytes)} {
 		binary.LittleEndian.PutUint64(num[:], x)
+		h.Write(num[:])
+	}
+	if part > 0 { // a part of a split view; whole views keep their ids
+		binary.LittleEndian.PutUint64(num[:], uint64(part))
 		h.Write(num[:])
 	}
 	return h.Sum(nil)[:16]

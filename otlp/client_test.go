@@ -16,6 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/internal/otelcoltest"
 	"github.com/hprof2pprof/hprof2pprof/otlp"
 )
 
@@ -68,7 +69,14 @@ func TestClientOptions(t *testing.T) {
 }
 
 // closedPort is a loopback port nothing listens on.
-func closedPort(t testing.TB) string { return freePort(t) }
+func closedPort(t testing.TB) string {
+	t.Helper()
+	p, err := otelcoltest.FreePort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
 
 func TestPushUnreachable(t *testing.T) {
 	addr := closedPort(t)

@@ -1,22 +1,19 @@
 package otlp_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
-	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	profilespb "go.opentelemetry.io/proto/otlp/profiles/v1development"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/internal/otelcoltest"
 	"github.com/hprof2pprof/hprof2pprof/otlp"
 )
 
@@ -26,8 +23,7 @@ import (
 type collector struct {
 	GRPC, HTTP string // host:port
 	out        string // file exporter output
-	cmd        *exec.Cmd
-	log        *bytes.Buffer
+	oc         *otelcoltest.Collector
 
 	read     int        // bytes of out already decoded
 	profiles []rProfile // every profile received so far, resolved
@@ -56,86 +52,28 @@ func moduleRoot(t testing.TB) string {
 // script's cache. Missing skips the test, or fails it when CI=true.
 func collectorBinary(t testing.TB) string {
 	t.Helper()
-	bin := os.Getenv("OTELCOL_BIN")
-	if bin == "" {
-		bin = filepath.Join(moduleRoot(t), ".cache", "otelcol", "dist", "otelcol-profiles")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := fmt.Sprintf("OpenTelemetry Collector not found at %s: run scripts/setup-otelcol.sh (or set OTELCOL_BIN)", bin)
+	bin, err := otelcoltest.Binary(moduleRoot(t))
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
+			t.Fatal(err)
 		}
-		t.Skip(msg)
+		t.Skip(err)
 	}
 	return bin
-}
-
-func freePort(t testing.TB) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
 }
 
 // startCollector starts a collector for the test and stops it at cleanup.
 func startCollector(t testing.TB) *collector {
 	t.Helper()
-	bin := collectorBinary(t)
-	c := &collector{GRPC: freePort(t), HTTP: freePort(t), out: filepath.Join(t.TempDir(), "profiles.jsonl"), log: &bytes.Buffer{}}
-	_, gport, _ := net.SplitHostPort(c.GRPC)
-	_, hport, _ := net.SplitHostPort(c.HTTP)
-	cfg := filepath.Join(moduleRoot(t), "otlp", "testdata", "otelcol-profiles.yaml")
-	c.cmd = exec.Command(bin, "--config="+cfg, "--feature-gates=service.profilesSupport")
-	c.cmd.Env = append(os.Environ(), "OTLP_GRPC_PORT="+gport, "OTLP_HTTP_PORT="+hport, "OTELCOL_OUT="+c.out)
-	stderr, err := c.cmd.StderrPipe()
+	out := filepath.Join(t.TempDir(), "profiles.jsonl")
+	oc, err := otelcoltest.Start(otelcoltest.Config{
+		Bin: collectorBinary(t), Config: filepath.Join(moduleRoot(t), "otlp", "testdata", "otelcol-profiles.yaml"), Out: out,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	ready := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		signalled := false
-		for sc.Scan() {
-			line := sc.Text()
-			if c.log.Len() < 1<<20 {
-				c.log.WriteString(line + "\n")
-			}
-			if !signalled && strings.Contains(line, "Everything is ready") {
-				ready <- true
-				signalled = true
-			}
-		}
-		if !signalled {
-			ready <- false
-		}
-	}()
-	t.Cleanup(func() {
-		c.cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { c.cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(15 * time.Second):
-			c.cmd.Process.Kill()
-			<-done
-		}
-	})
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Fatalf("collector exited before it was ready:\n%s", c.log)
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatalf("collector not ready after 60s:\n%s", c.log)
-	}
-	return c
+	t.Cleanup(oc.Stop)
+	return &collector{GRPC: oc.GRPC, HTTP: oc.HTTP, out: out, oc: oc}
 }
 
 // received polls the file exporter's output until it holds profiles of
@@ -172,17 +110,10 @@ func (c *collector) received(t testing.TB, service string, want int) []rProfile 
 			return got
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("collector wrote %d of %d profiles for %s within 30s; log:\n%s", len(got), want, service, tail(c.log.String(), 3000))
+			t.Fatalf("collector wrote %d of %d profiles for %s within 30s; log:\n%s", len(got), want, service, c.oc.Log(3000))
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-}
-
-func tail(s string, n int) string {
-	if len(s) > n {
-		return "…" + s[len(s)-n:]
-	}
-	return s
 }
 
 // sameProfiles compares what was sent with what arrived: every profile's

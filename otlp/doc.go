@@ -15,4 +15,11 @@
 // label is thread.name, others keep their graph key under "jvm." or
 // "hprof." (see AttributeKey). Samples whose value for a profile's type is
 // zero are left out of that profile; totals are unchanged.
+//
+// That faithful form mirrors the pprof files. Options.Store shapes the
+// profiles for backends that store them (Grafana Pyroscope): period types
+// that name each view, a frame for empty stacks, only bounded sample
+// attributes (StoreOptions). Split makes one request per view, cutting a
+// view too large for a backend's Limits into parts that keep every sample;
+// Ship sends them paced by a Pacer and says per part what was stored.
 package otlp

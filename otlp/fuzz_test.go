@@ -71,3 +71,42 @@ func FuzzBuild(f *testing.F) {
 		}
 	})
 }
+
+// FuzzSplit: whatever the graph and however small the limits, the store
+// shape split into parts gives valid requests, no sample without a frame,
+// no part over the sample limit, and every column's total once.
+func FuzzSplit(f *testing.F) {
+	f.Add([]byte{}, uint8(3), uint16(4000))
+	f.Add([]byte("hprof2pprof otlp seed with a few more bytes to spend on stacks and labels"), uint8(1), uint16(1500))
+	f.Fuzz(func(t *testing.T, data []byte, maxSamples uint8, maxBytes uint16) {
+		g := graphFromBytes(data)
+		lim := otlp.Limits{MaxSamples: int(maxSamples), MaxBytes: int(maxBytes)}
+		parts, err := otlp.Split(g, nil, otlp.Options{Store: &otlp.StoreOptions{}}, lim)
+		if err != nil {
+			return // a limit too small for one sample is a reported error
+		}
+		v := g.Views[0]
+		got := map[string]int64{}
+		for _, p := range parts {
+			if err := otlp.Validate(p.Req); err != nil {
+				t.Fatal(err)
+			}
+			for _, pr := range resolve(t, requestAsData(t, p.Req)) {
+				if lim.MaxSamples > 0 && len(pr.Samples) > lim.MaxSamples {
+					t.Errorf("part %d/%d: %d samples over %d", p.Index, p.Count, len(pr.Samples), lim.MaxSamples)
+				}
+				for _, s := range pr.Samples {
+					if len(s.Funcs) == 0 {
+						t.Errorf("a sample with no frame")
+					}
+				}
+				got[pr.Type] += pr.total()
+			}
+		}
+		for col, total := range v.Totals() {
+			if st := v.SampleTypes[col].Type; got[st] != total {
+				t.Errorf("%s: parts total %d, want %d", st, got[st], total)
+			}
+		}
+	})
+}

@@ -38,6 +38,8 @@ type rSample struct {
 	Funcs  []string // function names, leaf first
 	Frames []string // "name file:line system" per location, leaf first
 	Types  []string // profile.frame.type of each location
+	Files  []string // each location's function's file name
+	Sys    []string // each location's function's system name
 	Labels map[string]string
 	Value  int64
 	Times  []uint64
@@ -265,6 +267,8 @@ func (r *resolver) profile(p *profilespb.Profile, res, scope map[string]string, 
 			rs.Funcs = append(rs.Funcs, name)
 			rs.Frames = append(rs.Frames, fmt.Sprintf("%s %s:%d %s", name, r.str(fn.FilenameStrindex), ln.Line, r.str(fn.SystemNameStrindex)))
 			rs.Types = append(rs.Types, r.attrs(loc.AttributeIndices)["profile.frame.type"])
+			rs.Files = append(rs.Files, r.str(fn.FilenameStrindex))
+			rs.Sys = append(rs.Sys, r.str(fn.SystemNameStrindex))
 		}
 		out.Samples = append(out.Samples, rs)
 	}

@@ -47,6 +47,9 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&oo.Client.Insecure, "insecure", false, "plain text to the OTLP endpoint instead of TLS")
 	fs.Var(headers, "header", "header key=value sent with every OTLP request (repeatable)")
 	timeout := fs.Duration("timeout", 10*time.Second, "time limit for one export attempt")
+	now := fs.Bool("now", false, "stamp OTLP profiles with the time each window is exported, not the JVM's clock (replayed streams; backends refuse profiles older than an hour)")
+	var sampleAttrs listFlag
+	fs.Var(&sampleAttrs, "sample-attrs", "labels to send as OTLP sample attributes besides thread state: thread, class, or all (each distinct set is a stored series in Pyroscope)")
 	fs.StringVar(&oo.ServiceName, "service-name", "", "service.name on the OTLP profiles (default unknown_service:java; --label service.name=… works too)")
 	fs.DurationVar(&cfg.StatsInterval, "stats-interval", time.Minute, "how often to log the counters (0: only at exit)")
 	spill := fs.String("spill-dir", "", "where windows wait while a backend is down (default: OUT/.spill)")
@@ -101,6 +104,8 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 		oo.Client.Timeout = *timeout
 		oo.Client.UserAgent = "hprof2pprof-agent"
 		oo.Logger = log
+		oo.SampleAttrs = sampleAttrs
+		oo.Now = *now
 		x, err := agent.NewOTLP(oo)
 		if err != nil {
 			errorf(e, "", err)

@@ -27,6 +27,7 @@ var examples = map[string][]string{
 	"push": {
 		"hprof2pprof push --endpoint 127.0.0.1:4317 --insecure dump.hprof",
 		"hprof2pprof push --endpoint https://otel.example.com/v1development/profiles --header authorization=KEY java.hprof",
+		"hprof2pprof push --now --insecure --endpoint 127.0.0.1:4040 --view heap,threads,retained dump.hprof  # Grafana Pyroscope",
 	},
 	"agent": {
 		"hprof2pprof agent --out profiles/ --interval 30s",

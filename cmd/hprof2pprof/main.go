@@ -86,7 +86,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nexit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated input)")
+	fmt.Fprintln(w, "\nexit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated input; push: some views stored, others not)")
 	fmt.Fprintln(w, "run 'hprof2pprof COMMAND -h' for a command's flags and examples; 'hprof2pprof --version' for the build")
 }
 

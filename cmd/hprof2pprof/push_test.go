@@ -1,16 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,6 +15,7 @@ import (
 	profilespb "go.opentelemetry.io/proto/otlp/profiles/v1development"
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
+	"github.com/hprof2pprof/hprof2pprof/internal/otelcoltest"
 	"github.com/hprof2pprof/hprof2pprof/otlp"
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
@@ -190,62 +188,20 @@ func TestPushUnreachable(t *testing.T) {
 // TestPushCollector runs `push` against a real Collector over both
 // protocols and checks its file exporter's output against pprof.
 func TestPushCollector(t *testing.T) {
-	bin := os.Getenv("OTELCOL_BIN")
-	if bin == "" {
-		bin = filepath.Join(repoRoot(t), ".cache", "otelcol", "dist", "otelcol-profiles")
-	}
-	if _, err := os.Stat(bin); err != nil {
-		msg := "OpenTelemetry Collector not built: run scripts/setup-otelcol.sh (or set OTELCOL_BIN)"
+	bin, err := otelcoltest.Binary(repoRoot(t))
+	if err != nil {
 		if os.Getenv("CI") == "true" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-	port := func() string {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
 			t.Fatal(err)
 		}
-		defer l.Close()
-		return l.Addr().String()
+		t.Skip(err)
 	}
-	grpcAddr, httpAddr := port(), port()
 	out := filepath.Join(t.TempDir(), "out.jsonl")
-	_, gp, _ := net.SplitHostPort(grpcAddr)
-	_, hp, _ := net.SplitHostPort(httpAddr)
-	cmd := exec.Command(bin, "--config="+filepath.Join(repoRoot(t), "otlp", "testdata", "otelcol-profiles.yaml"), "--feature-gates=service.profilesSupport")
-	cmd.Env = append(os.Environ(), "OTLP_GRPC_PORT="+gp, "OTLP_HTTP_PORT="+hp, "OTELCOL_OUT="+out)
-	stderr, _ := cmd.StderrPipe()
-	if err := cmd.Start(); err != nil {
+	col, err := otelcoltest.Start(otelcoltest.Config{Bin: bin, Config: filepath.Join(repoRoot(t), "otlp", "testdata", "otelcol-profiles.yaml"), Out: out})
+	if err != nil {
 		t.Fatal(err)
 	}
-	ready := make(chan bool, 1)
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 1<<20), 1<<24)
-		ok := false
-		for sc.Scan() {
-			if !ok && strings.Contains(sc.Text(), "Everything is ready") {
-				ok = true
-				ready <- true
-			}
-		}
-		if !ok {
-			ready <- false
-		}
-	}()
-	t.Cleanup(func() {
-		cmd.Process.Signal(syscall.SIGTERM)
-		cmd.Wait()
-	})
-	select {
-	case ok := <-ready:
-		if !ok {
-			t.Fatal("collector exited before it was ready")
-		}
-	case <-time.After(60 * time.Second):
-		t.Fatal("collector not ready after 60s")
-	}
+	t.Cleanup(col.Stop)
+	grpcAddr, httpAddr := col.GRPC, col.HTTP
 
 	inputs := otlpFixtures(t)
 	want := pprofTotals(t, inputs)

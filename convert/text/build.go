@@ -25,7 +25,10 @@ func (p *parser) build() error {
 			chosen = append(chosen, s)
 		}
 	}
-	if len(chosen) == 0 && p.g.Damage == nil {
+	if len(chosen) == 0 && p.g.Damage == nil && !p.ex.header {
+		p.g.Source.Notes = append(p.g.Source.Notes, "excerpt: no SITES, CPU SAMPLES, CPU TIME, HEAP DUMP or MONITOR section: nothing to make a view of (its TRACE and THREAD records are listed above)")
+	}
+	if len(chosen) == 0 && p.g.Damage == nil && p.ex.header {
 		p.g.Damage = fmt.Errorf("%w: the report ends after %d line(s) without a single BEGIN … END section", ErrNoData, p.lr.n)
 		p.g.Lost = "everything the writer had not flushed (the JVM was probably killed)"
 	}
@@ -68,13 +71,51 @@ func (p *parser) build() error {
 	return nil
 }
 
-// stack returns the stack of a trace serial, counting unknown ones.
+// stack returns the stack of a trace serial. Trace 0 is the JVMPI-era
+// agent's "no trace" (never printed): the empty stack. Any other serial
+// the file lacks is a soft failure in a whole report, and an expected
+// gap in an excerpt (info lists it).
 func (p *parser) stack(trace uint32) graph.StackID {
 	id, ok := p.traces[trace]
-	if !ok {
-		p.g.SoftFail(graph.SoftRowMissingTrace)
+	if !ok && trace != 0 {
+		p.missingTrace(trace)
 	}
 	return id
+}
+
+// rowStack is stack for a CPU SAMPLES or CPU TIME row: when the file
+// lacks the row's trace, the method column gives a one-frame stack, so
+// an excerpt of the table alone still names its hot methods.
+func (p *parser) rowStack(r row) graph.StackID {
+	if _, ok := p.traces[r.trace]; ok || r.method == "" {
+		return p.stack(r.trace)
+	}
+	p.missingTrace(r.trace)
+	dot := strings.LastIndexByte(r.method, '.')
+	if dot <= 0 || dot == len(r.method)-1 {
+		return 0
+	}
+	f := graph.Frame{Kind: graph.KindMethod, Class: javaClassName(r.method[:dot]), Method: r.method[dot+1:]}
+	return p.g.Stack([]graph.FrameID{p.g.Frame(f)})
+}
+
+// notShownFrame names the sample that carries what a table's header
+// total holds beyond its rows.
+const notShownFrame = "(rows not shown: cutoff or excerpt)"
+
+// notShown returns the one-frame stack of that sample.
+func (p *parser) notShown() graph.StackID {
+	return p.g.Stack([]graph.FrameID{p.g.Frame(graph.Frame{Kind: graph.KindRoot, Class: notShownFrame})})
+}
+
+// elided reports whether any of the sections holds a `...` line.
+func elided(ss []*section) bool {
+	for _, s := range ss {
+		if s.elided {
+			return true
+		}
+	}
+	return false
 }
 
 // threadLabel names a thread serial ("thread 200003" when the file has no
@@ -123,23 +164,29 @@ func dumpNote(ss []*section) string {
 func (p *parser) cpuView(ss []*section) {
 	v := graph.NewCPUView(p.opts.Interval)
 	agg := graph.NewAggregator(v)
-	var total int64
+	var total, shown int64
 	var labels []graph.Label
 	for _, s := range ss {
 		total += s.total
 		for _, r := range s.rows {
-			st := p.stack(r.trace)
+			st := p.rowStack(r)
 			labels = p.traceLabels(labels, r.trace)
 			if p.g.Blocked(st) {
 				labels = append(labels, graph.BlockedState)
 			}
 			agg.Add(st, labels, r.count, r.count*int64(p.opts.Interval))
+			shown += r.count
 		}
 	}
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("CPU SAMPLES total = %d (%s)", total, dumpNote(ss)),
 		fmt.Sprintf("sampling interval %s assumed (the file does not record it)", p.opts.Interval),
 		"state=blocked marks samples whose leaf is a native method that blocks while the JVM reports RUNNABLE")
+	if rest := total - shown; rest > 0 {
+		agg.Add(p.notShown(), nil, rest, rest*int64(p.opts.Interval))
+		v.Comments = append(v.Comments, fmt.Sprintf("the rows shown hold %d samples; the other %d (rows below the agent's cutoff%s) are on the frame %q",
+			shown, rest, excerptWord(ss), notShownFrame))
+	}
 	p.timed(v, ss)
 	p.g.AddView(v)
 }
@@ -148,25 +195,45 @@ func (p *parser) cpuView(ss []*section) {
 // column and time = self% × section total (ms).
 func (p *parser) percentView(v *graph.View, ss []*section, name string) {
 	agg := graph.NewAggregator(v)
-	var total int64
+	var total, shown int64
+	short := false // a section's rows stop short of 100%
 	var labels []graph.Label
 	for _, s := range ss {
 		total += s.total
 		for _, r := range s.rows {
-			st := p.stack(r.trace)
+			st := p.rowStack(r)
 			labels = p.traceLabels(labels, r.trace)
 			if r.name != "" {
 				labels = append(labels, graph.Label{Key: graph.LabelMonitor, Str: r.name})
 			}
 			// pct is in 1/100 %, total in ms: ns = pct/10000 × total × 1e6.
 			agg.Add(st, labels, r.count, r.pct*s.total*100)
+			shown += r.pct * s.total * 100
 		}
+		short = short || s.elided || len(s.rows) == 0 || s.rows[len(s.rows)-1].accum < 100*100
 	}
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("%s total = %d ms (%s)", name, total, dumpNote(ss)),
 		"time per trace = self% × total; the agent prints self% rounded to 0.01%, rows below its cutoff are left out")
+	// Rows that reach 100.00% are the whole table: what is left is
+	// rounding. Otherwise the header's total minus the rows is what the
+	// cutoff or the excerpt left out.
+	if rest := total*1_000_000 - shown; short && rest > 0 {
+		agg.Add(p.notShown(), nil, 0, rest)
+		v.Comments = append(v.Comments, fmt.Sprintf("the rows shown hold %d ns; the other %d ns (rows below the agent's cutoff%s, and the rounding of self%%) are on the frame %q",
+			shown, rest, excerptWord(ss), notShownFrame))
+	}
 	p.timed(v, ss)
 	p.g.AddView(v)
+}
+
+// excerptWord completes "rows below the agent's cutoff" when a section
+// is an excerpt.
+func excerptWord(ss []*section) string {
+	if elided(ss) {
+		return " or left out of this excerpt"
+	}
+	return ""
 }
 
 // allocView: SITES rows → alloc view, the class as leaf on the trace.
@@ -179,6 +246,10 @@ func (p *parser) allocView(s *section) {
 	}
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("SITES of dump %d: %d sites (alloc'ed and live are cumulative since the JVM started)", s.dump, len(s.rows)))
+	if p.ex.jvmpi {
+		v.Comments = append(v.Comments, "JVMPI-era SITES name an array of objects by its element class, as the JVM's allocation event did: "+
+			"a java.lang.Object row may count Object[] arrays, a char[] row (`[C`) char[][] arrays; the same trace and class then have two rows")
+	}
 	p.timed(v, []*section{s})
 	p.g.AddView(v)
 }
@@ -195,9 +266,22 @@ func (p *parser) heapView(s *section) {
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("HEAP DUMP of dump %d: header says %d objects, %d bytes; the dump holds %d OBJ/ARR records",
 			s.dump, s.total, s.totalBytes, recs))
-	if recs != s.total {
+	switch {
+	case s.elided && recs < s.total:
+		// An excerpt: what the header counts beyond the records shown
+		// was left out.
+		var bytes int64
+		for _, c := range s.cells {
+			bytes += c.bytes
+		}
+		agg.Add(p.notShown(), nil, s.total-recs, max(s.totalBytes-bytes, 0))
+		v.Comments = append(v.Comments, fmt.Sprintf("the records shown hold %d objects, %d bytes; the rest of the header's count is on the frame %q",
+			recs, bytes, notShownFrame))
+	case recs > s.total:
 		v.Comments = append(v.Comments,
 			"the hprof agent also writes records of objects freed by the last GC whose ObjectFree events it had not yet seen; all records are counted")
+	case recs < s.total:
+		v.Comments = append(v.Comments, "the file holds fewer OBJ/ARR records than its header counts; the view counts the records")
 	}
 	for _, k := range []string{"ROOT", "CLS", "OBJ", "ARR"} {
 		p.records["HEAP DUMP "+k] += s.heapRecs[k]

@@ -21,6 +21,17 @@
 // default sums them; SITES and HEAP DUMP are cumulative, so the default
 // takes the last complete one; Options.Dump picks a single dump.
 //
+// An excerpt (a table pasted into a ticket, the manuals' examples) may
+// lack the header and the prelude, hold `...` lines where rows or records
+// were left out, be indented, and stop a table without END; it is
+// recognised by its record lines (see Sniff) and Source.Notes say what it
+// lacks. Both the JVMPI-era agent's syntax (JDK 1.2–1.4: slash names,
+// `char []`, element-type ARR, trace 0) and the JVMTI agent's are read
+// into the same Java names. Where a table's header total exceeds its rows
+// (the agent's cutoff, an excerpt), the view carries the difference on
+// one frame named "(rows not shown: cutoff or excerpt)". README.md has
+// the details.
+//
 // cpu=old output has no header: its first line is `count callee caller
 // time`, followed by one row per caller→callee pair (view cpuold).
 package text

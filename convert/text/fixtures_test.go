@@ -14,20 +14,29 @@ import (
 const testdataDir = "../../testdata"
 
 // corpusDirs hold the shared real files; tests sweep them when present.
-var corpusDirs = []string{"../../../shared/corpus/hprof-agent", "../../../shared/corpus/thirdparty"}
+var corpusDirs = []string{"../../../shared/corpus/hprof-agent", "../../../shared/corpus/thirdparty",
+	"../../../shared/corpus/external", "../../../shared/corpus/jvmpi-era"}
 
-// textFixtures lists the text reports in testdata (plain or .gz).
+// localTestdata holds the text inputs only this package reads: excerpts
+// that make no view (the repository's testdata holds inputs every
+// emitter's tests convert).
+const localTestdata = "testdata"
+
+// textFixtures lists the text reports in testdata (plain or .gz) and in
+// this package's own testdata.
 func textFixtures(t testing.TB) []string {
 	t.Helper()
 	var out []string
-	for _, pat := range []string{"*.txt", "*.txt.gz", "*.txt.raw"} {
-		m, err := filepath.Glob(filepath.Join(testdataDir, pat))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, f := range m {
-			if isTextReport(f) {
-				out = append(out, f)
+	for _, dir := range []string{testdataDir, localTestdata} {
+		for _, pat := range []string{"*.txt", "*.txt.gz", "*.txt.raw"} {
+			m, err := filepath.Glob(filepath.Join(dir, pat))
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, f := range m {
+				if isTextReport(f) {
+					out = append(out, f)
+				}
 			}
 		}
 	}
@@ -52,7 +61,7 @@ func corpusFiles(t testing.TB) []string {
 // isTextReport says whether a file starts like a report (by content, as
 // the converter decides).
 func isTextReport(path string) bool {
-	b, err := readFixture(path, 64)
+	b, err := readFixture(path, 512)
 	return err == nil && Sniff(b)
 }
 

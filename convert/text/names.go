@@ -35,7 +35,7 @@ func parseFrame(s string) (graph.Frame, bool) {
 		Method: name[dot+1:],
 		File:   loc[:colon],
 	}
-	if f.File == "<Unknown Source>" {
+	if f.File == "<Unknown Source>" || f.File == "<Unknown>" { // JDK 5+, JVMPI era
 		f.File = ""
 	}
 	switch ln := loc[colon+1:]; ln {
@@ -79,8 +79,20 @@ func parseMethodSig(s string) (graph.Frame, bool) {
 // prints names through its signature_to_name (already `char[]`,
 // `java.lang.String[][]`), but other writers and monitor lines use JVM
 // forms: `[C`, `[[Ljava/lang/String;`, `Ljava/lang/Thread;`,
-// `java/lang/Thread`; javaname has the one rule for all of them.
-func javaClassName(s string) string { return javaname.Class(s) }
+// `java/lang/Thread`; javaname has the one rule for all of them. The
+// JVMPI-era agent's spaced array names (`char []`) are joined first.
+func javaClassName(s string) string { return javaname.Class(joinArraySuffix(s)) }
+
+// joinArraySuffix removes the spaces of an array suffix as the
+// JVMPI-era agent printed it: `char []` → `char[]`, `java/lang/Object [] []`
+// → `java/lang/Object[][]`. Other names are returned as they are.
+func joinArraySuffix(s string) string {
+	i := strings.Index(s, " [")
+	if i <= 0 || strings.Trim(s[i:], " []") != "" {
+		return s
+	}
+	return s[:i] + strings.ReplaceAll(s[i:], " ", "")
+}
 
 // parsePercent parses `16.71%` into hundredths of a percent (1671). The
 // agent prints with the C library's printf, which follows the JVM's

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 )
@@ -14,19 +15,27 @@ type fileSection struct {
 	rows   [][]string
 }
 
-// readSections splits a report into its complete sections, in order.
+// readSections splits a report into its complete sections, in order. A
+// whole report's sections follow the `--------` line; an excerpt (no
+// `JAVA PROFILE` header) has none, and may show a section without its END
+// line: it then ends at the next TRACE or at the end of the text.
 func readSections(data []byte) []fileSection {
 	var out []fileSection
 	var cur *fileSection
-	afterPrelude := false
+	excerpt := !bytes.HasPrefix(data, []byte("JAVA PROFILE "))
+	afterPrelude := excerpt
 	for _, line := range strings.Split(string(data), "\n") {
-		line = strings.TrimRight(line, "\r")
+		line = strings.TrimSpace(line)
 		if !afterPrelude {
 			afterPrelude = line == "--------"
 			continue
 		}
+		if cur != nil && excerpt && strings.HasPrefix(line, "TRACE ") {
+			out = append(out, *cur)
+			cur = nil
+		}
 		if cur == nil {
-			if i := strings.Index(line, " BEGIN"); i > 0 && !strings.HasPrefix(line, "\t") {
+			if i := strings.Index(line, " BEGIN"); i > 0 {
 				cur = &fileSection{name: line[:i], header: line}
 			}
 			continue
@@ -37,6 +46,9 @@ func readSections(data []byte) []fileSection {
 			continue
 		}
 		cur.rows = append(cur.rows, strings.Fields(line))
+	}
+	if cur != nil && excerpt {
+		out = append(out, *cur)
 	}
 	return out
 }

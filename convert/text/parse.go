@@ -40,7 +40,7 @@ func Parse(r io.Reader, opts Options) (*graph.Graph, error) {
 		return nil, fmt.Errorf("%w: dump %d", ErrNoDump, opts.Dump)
 	}
 	br := bufio.NewReaderSize(r, 64<<10)
-	head, _ := br.Peek(64)
+	head, _ := br.Peek(512)
 	if !Sniff(head) {
 		return nil, ErrNotText
 	}
@@ -58,7 +58,7 @@ func Parse(r io.Reader, opts Options) (*graph.Graph, error) {
 	if strings.HasPrefix(string(head), oldHeader) {
 		err = p.parseOld()
 	} else {
-		err = p.parseReport()
+		err = p.parseReport(hasHeader(head))
 	}
 	if err != nil {
 		return nil, err
@@ -86,48 +86,89 @@ type parser struct {
 	seen     [numSectionKinds]bool // kinds seen in the current dump
 
 	frames []graph.FrameID // scratch for the trace being read
+
+	ex excerpt // what the input lacks compared with a whole report
 }
 
-// parseReport reads a JAVA PROFILE text report.
-func (p *parser) parseReport() error {
-	line, _ := p.lr.next()
+// parseReport reads a text report: the header line and the prelude when
+// the file has them, then the records. Without a header (an excerpt) or
+// without a prelude, the records start at the first line that starts a
+// record; lines before it are skipped and counted.
+func (p *parser) parseReport(header bool) error {
 	p.g.Source.Format = "hprof-text"
 	p.g.Source.Writer = "hprof agent"
-	version, created, _ := strings.Cut(line, createdMark)
-	p.g.Source.Version = version
-	if t, ok := parseCTime(created); ok {
-		p.g.Source.Time = t
+	p.ex.header = header
+	if header {
+		line, _ := p.lr.next()
+		version, created, _ := strings.Cut(line, createdMark)
+		p.g.Source.Version = version
+		if t, ok := parseCTime(created); ok {
+			p.g.Source.Time = t
+		}
 	}
-	// The prelude: everything up to the separator line.
+	first, err := p.skipPrelude()
+	if err != nil || p.g.Damage != nil {
+		return err
+	}
+	if err := p.readRecords(first); err != nil {
+		return err
+	}
+	p.g.StackBudget = graph.StackBudgetFor(p.lr.bytes)
+	p.describe()
+	if err := p.build(); err != nil {
+		return err
+	}
+	p.describeTraces()
+	return nil
+}
+
+// skipPrelude reads up to the separator line that ends the prelude, or
+// up to the first record line when there is no separator; that line is
+// returned for readRecords. A file with a header that ends inside its
+// prelude was cut short (Damage); an excerpt that holds no record line
+// is not hprof text.
+func (p *parser) skipPrelude() (string, error) {
 	for {
 		line, ok := p.lr.next()
 		if !ok {
 			if p.lr.err != nil {
-				return p.lr.err
+				return "", p.lr.err
+			}
+			if !p.ex.header {
+				return "", fmt.Errorf("%w: no line starts an hprof record", ErrNotText)
 			}
 			p.g.Damage = fmt.Errorf("%w: the file ends inside the prelude, before the %q line", ErrTruncated, separator)
 			p.g.Lost = "every record: the writer stopped before the first one"
-			return nil
+			return "", nil
 		}
 		if line == separator {
-			break
+			p.ex.separator = true
+			return "", nil
+		}
+		if t := strings.TrimSpace(line); recordStart(t) {
+			p.ex.firstRecord = p.lr.n
+			return line, nil
+		}
+		if strings.TrimSpace(line) != "" {
+			p.ex.skipped++
+			p.ex.prelude(line)
 		}
 	}
-	if err := p.readRecords(); err != nil {
-		return err
-	}
-	p.g.StackBudget = graph.StackBudgetFor(p.lr.bytes)
-	return p.build()
 }
 
-// readRecords reads every record after the prelude.
-func (p *parser) readRecords() error {
+// readRecords reads every record after the prelude; first, when not
+// empty, is the line skipPrelude stopped at.
+func (p *parser) readRecords(first string) error {
 	var cur *section // the open section, if any
 	inTrace := false
 	var traceSerial uint32
 	cutLine := 0 // line the writer stopped in the middle of, if any
 	for {
-		line, ok := p.lr.next()
+		line, ok := first, first != ""
+		first = ""
+		if !ok {
+			line, ok = p.lr.next()
+		}
 		if !ok {
 			if p.lr.err != nil {
 				return p.lr.err
@@ -154,6 +195,10 @@ func (p *parser) readRecords() error {
 		cut = fmt.Sprintf(" (line %d is cut short)", cutLine)
 	}
 	switch {
+	case cur != nil && !p.ex.header && cutLine == 0:
+		// An excerpt may stop before a section's END line: its rows
+		// are whole lines, so the section is used, and info says so.
+		p.endSection(cur, cur.kind.String())
 	case cur != nil:
 		p.g.Damage = fmt.Errorf("%w: the %s section begun at line %d has no END line%s", ErrTruncated, cur.kind, cur.line, cut)
 		p.g.Lost = fmt.Sprintf("the incomplete %s section of dump %d (%d rows read, not used) and anything the writer had not flushed",
@@ -161,46 +206,55 @@ func (p *parser) readRecords() error {
 	case cutLine > 0:
 		p.g.Damage = fmt.Errorf("%w: line %d is cut short", ErrTruncated, cutLine)
 		p.g.Lost = fmt.Sprintf("the record on line %d and anything the writer had not flushed", cutLine)
-	case p.lr.partial:
+	case p.lr.partial && p.ex.header:
 		p.g.Damage = fmt.Errorf("%w: the last line has no newline", ErrTruncated)
 		p.g.Lost = "possibly the end of the last record"
 	}
 	return nil
 }
 
-// line handles one line after the prelude.
+// line handles one line after the prelude. Records are recognised at
+// any indentation (excerpts pasted into tickets and manuals are indented
+// by spaces); a line of dots marks rows or records left out.
 func (p *parser) line(line string, cur **section, inTrace *bool, traceSerial *uint32) error {
 	n := p.lr.n
+	t := strings.TrimSpace(line)
+	if isEllipsis(t) {
+		p.ex.elided(n)
+		if *cur != nil {
+			(*cur).elided = true
+		}
+		return nil
+	}
 	if *cur != nil {
 		s := *cur
-		if line == s.kind.String()+" END" {
-			s.complete = true
-			p.records[s.kind.String()]++
+		switch {
+		case t == s.kind.String()+" END":
+			p.endSection(s, "")
 			*cur = nil
 			return nil
+		case !p.ex.header && recordStart(t):
+			// An excerpt that shows a table without its END line,
+			// then the next record (the agent manual's examples).
+			p.endSection(s, s.kind.String())
+			*cur = nil
+		default:
+			return p.sectionLine(s, n, line)
 		}
-		return p.sectionLine(s, n, line)
 	}
 	if *inTrace {
-		if rest, ok := strings.CutPrefix(line, "\t"); ok {
-			if rest == "<empty>" {
-				return nil
-			}
-			f, ok := parseFrame(rest)
-			if !ok {
-				return syntaxErr(n, "malformed frame", line)
-			}
-			p.frames = append(p.frames, p.g.Frame(f))
-			return nil
+		done, err := p.traceLine(n, line, t)
+		if done || err != nil {
+			return err
 		}
 		p.endTrace(*traceSerial)
 		*inTrace = false
 	}
 	switch {
-	case line == "":
+	case t == "":
 		return nil
-	case strings.HasPrefix(line, "TRACE "):
-		serial, thread, ok := parseTraceHeader(line)
+	case strings.HasPrefix(t, "TRACE "):
+		serial, thread, ok := parseTraceHeader(t)
 		if !ok {
 			return syntaxErr(n, "malformed TRACE header", line)
 		}
@@ -211,19 +265,19 @@ func (p *parser) line(line string, cur **section, inTrace *bool, traceSerial *ui
 			p.traceThread[serial] = thread
 		}
 		return nil
-	case strings.HasPrefix(line, "THREAD START "):
-		return p.threadStart(n, line)
-	case strings.HasPrefix(line, "THREAD END "):
+	case strings.HasPrefix(t, "THREAD START "):
+		return p.threadStart(n, t)
+	case strings.HasPrefix(t, "THREAD END "):
 		p.records["THREAD END"]++
-		if _, ok := parseThreadEnd(line); !ok {
+		if _, ok := parseThreadEnd(t); !ok {
 			return syntaxErr(n, "malformed THREAD END", line)
 		}
 		return nil
-	case strings.HasPrefix(line, "WAIT: "), strings.HasPrefix(line, "WAITED: "),
-		strings.HasPrefix(line, "SLEEP: "), strings.HasPrefix(line, "EXIT: "):
-		return p.monitorEvent(n, line)
+	case strings.HasPrefix(t, "WAIT: "), strings.HasPrefix(t, "WAITED: "),
+		strings.HasPrefix(t, "SLEEP: "), strings.HasPrefix(t, "EXIT: "):
+		return p.monitorEvent(n, t)
 	}
-	if kind, rest, ok := sectionBegin(line); ok {
+	if kind, rest, ok := sectionBegin(t); ok {
 		s, err := p.beginSection(n, kind, rest, line)
 		if err != nil {
 			return err
@@ -233,6 +287,41 @@ func (p *parser) line(line string, cur **section, inTrace *bool, traceSerial *ui
 	}
 	p.g.SoftFail(graph.SoftUnknownLine)
 	return nil
+}
+
+// traceLine handles a line while a TRACE's frames are being read: a
+// frame (tab- or space-indented as the agents and manuals print them, or
+// flush left when it parses as one) or `<empty>`. done is false when the
+// line is not part of the trace: a blank line or the next record.
+func (p *parser) traceLine(n int, line, t string) (done bool, err error) {
+	if t == "" || recordStart(t) {
+		return false, nil
+	}
+	if t == "<empty>" {
+		return true, nil
+	}
+	f, ok := parseFrame(t)
+	if ok {
+		if i := strings.IndexByte(t, '('); strings.IndexByte(t[:i], '/') >= 0 {
+			p.ex.jvmpi = true // JVMPI-era names: sun/tools/java/Scanner.scan
+		}
+		p.frames = append(p.frames, p.g.Frame(f))
+		return true, nil
+	}
+	if line[0] == '\t' || line[0] == ' ' {
+		return true, syntaxErr(n, "malformed frame", line)
+	}
+	return false, nil
+}
+
+// endSection marks a section complete; noEnd names it when it had no END
+// line (an excerpt).
+func (p *parser) endSection(s *section, noEnd string) {
+	s.complete = true
+	p.records[s.kind.String()]++
+	if noEnd != "" {
+		p.ex.noEnd = noEnd
+	}
 }
 
 // endTrace interns the frames read for a trace.

@@ -88,6 +88,10 @@ func TestParseFrameLines(t *testing.T) {
 		"java.lang.Object.wait(Object.java:Native method)": {Kind: graph.KindMethod, Class: "java.lang.Object", Method: "wait", File: "Object.java", Line: graph.LineNative},
 		"Foo.bar(Foo.java:Compiled method)":                {Kind: graph.KindMethod, Class: "Foo", Method: "bar", File: "Foo.java", Line: graph.LineCompiled},
 		"java.lang.Thread.<init>(Thread.java:402)":         {Kind: graph.KindMethod, Class: "java.lang.Thread", Method: "<init>", File: "Thread.java", Line: 402},
+		// JVMPI era (JDK 1.2–1.4): slash names, `<Unknown>` for no file.
+		"java/lang/String.<init>(String.java:244)": {Kind: graph.KindMethod, Class: "java.lang.String", Method: "<init>", File: "String.java", Line: 244},
+		"org.apache.xerces.impl.XMLEntityManager.startEntity(<Unknown>:Unknown line)": {
+			Kind: graph.KindMethod, Class: "org.apache.xerces.impl.XMLEntityManager", Method: "startEntity", Line: graph.LineUnknown},
 		"java.lang.invoke.LambdaForm$MH.0x0000000801001000.invoke(LambdaForm$MH:Unknown line)": {
 			Kind: graph.KindMethod, Class: "java.lang.invoke.LambdaForm$MH.0x0000000801001000", Method: "invoke", File: "LambdaForm$MH", Line: graph.LineUnknown},
 	}
@@ -106,14 +110,17 @@ func TestParseFrameLines(t *testing.T) {
 
 func TestJavaClassName(t *testing.T) {
 	cases := map[string]string{
-		"char[]":                 "char[]",
-		"[C":                     "char[]",
-		"[[I":                    "int[][]",
-		"[Ljava/lang/String;":    "java.lang.String[]",
-		"[[Ljava.lang.String;":   "java.lang.String[][]",
-		"Ljava/lang/Thread;":     "java.lang.Thread",
-		"java/util/HashMap$Node": "java.util.HashMap$Node",
-		"java.lang.String[][]":   "java.lang.String[][]",
+		"char[]":                    "char[]",
+		"[C":                        "char[]",
+		"[[I":                       "int[][]",
+		"[Ljava/lang/String;":       "java.lang.String[]",
+		"[[Ljava.lang.String;":      "java.lang.String[][]",
+		"Ljava/lang/Thread;":        "java.lang.Thread",
+		"java/util/HashMap$Node":    "java.util.HashMap$Node",
+		"char []":                   "char[]",
+		"java/lang/Object [] []":    "java.lang.Object[][]",
+		"java/util/Hashtable$Entry": "java.util.Hashtable$Entry",
+		"java.lang.String[][]":      "java.lang.String[][]",
 		"AllocWork$$Lambda$36.0x00000007c00c4220": "AllocWork$$Lambda$36.0x00000007c00c4220",
 	}
 	for in, want := range cases {

@@ -19,7 +19,8 @@ func parseTraceHeader(line string) (serial, thread uint32, ok bool) {
 		return 0, 0, false
 	}
 	rest = strings.TrimSpace(rest)
-	if t, ok := strings.CutPrefix(rest, "(thread="); ok {
+	// JDK 5+ prints `(thread=200001)`; accept spaces around `=` too.
+	if t, ok := strings.CutPrefix(strings.Replace(rest, " = ", "=", 1), "(thread="); ok {
 		num, after, found := strings.Cut(t, ")")
 		if !found {
 			return 0, 0, false
@@ -157,7 +158,7 @@ func (p *parser) rankedRow(s *section, n int, line string) error {
 	var ok1, ok2, ok3, ok4, ok5 bool
 	_, ok1 = parseUint(f[0])
 	r.pct, ok2 = parsePercent(f[1])
-	_, ok3 = parsePercent(f[2])
+	r.accum, ok3 = parsePercent(f[2])
 	r.count, ok4 = parseUint(f[3])
 	r.trace, ok5 = parseSerial(f[4])
 	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 {
@@ -168,6 +169,9 @@ func (p *parser) rankedRow(s *section, n int, line string) error {
 		if cls, ok := strings.CutSuffix(r.name, " (Java)"); ok {
 			r.name = javaClassName(cls)
 		}
+	} else if len(f) == 6 {
+		r.method = f[5]
+		p.ex.jvmpi = p.ex.jvmpi || strings.IndexByte(r.method, '/') >= 0
 	}
 	s.rows = append(s.rows, r)
 	return nil
@@ -181,7 +185,7 @@ func (p *parser) siteRow(s *section, n int, line string) error {
 	if len(f) == 0 || f[0] == "rank" || f[0] == "percent" {
 		return nil
 	}
-	if len(f) != 9 {
+	if len(f) < 9 {
 		return syntaxErr(n, "SITES row needs 9 columns", line)
 	}
 	var r row
@@ -206,7 +210,11 @@ func (p *parser) siteRow(s *section, n int, line string) error {
 	if !ok {
 		return syntaxErr(n, "malformed SITES row", line)
 	}
-	r.name = javaClassName(f[8])
+	// The JVMPI-era agent names arrays with a space (`char []`) and
+	// classes with slashes.
+	name := strings.Join(f[8:], " ")
+	p.ex.jvmpi = p.ex.jvmpi || len(f) > 9 || strings.IndexByte(name, '/') >= 0 && name[0] != '['
+	r.name = javaClassName(name)
 	s.rows = append(s.rows, r)
 	return nil
 }
@@ -218,17 +226,26 @@ func (p *parser) siteRow(s *section, n int, line string) error {
 //	OBJ 50000345 (sz=24, trace=300005, class=java.lang.String@5000032f)
 //	ARR 50000344 (sz=16, trace=300004, nelems=16, elem type=byte[])
 //	ARR 5000034b (sz=80, trace=300008, nelems=14, elem type=java.lang.Object[]@5000025b)
+//
+// The JVMTI agent (JDK 5+) prints the array's own type after `elem
+// type=`; the JVMPI-era agent (JDK 1.2–1.4) printed the element type
+// (`elem type=char`, `elem type=[C@6ac1d0`, `elem type=java.util.HashMap$Entry@…`),
+// recognised by not ending in `[]`.
 func (p *parser) heapLine(s *section, n int, line string) error {
 	if line == "" || line[0] == '\t' {
 		return nil
 	}
-	kind, rest, _ := strings.Cut(line, " ")
+	t := strings.TrimLeft(line, " ")
+	kind, rest, _ := strings.Cut(t, " ")
 	switch kind {
 	case "ROOT", "CLS":
 		s.heapRecs[kind]++
 		return nil
 	case "OBJ", "ARR":
 	default:
+		if len(t) < len(line) || t == "" {
+			return nil // an indented field or element line
+		}
 		p.g.SoftFail(graph.SoftUnknownHeapDumpRecord)
 		return nil
 	}
@@ -237,25 +254,8 @@ func (p *parser) heapLine(s *section, n int, line string) error {
 	if !ok {
 		return syntaxErr(n, "malformed "+kind+" record", line)
 	}
-	var size int64
-	var trace uint32
-	var class string
-	var haveSize, haveTrace bool
-	for _, field := range strings.Split(inner, ", ") {
-		k, v, _ := strings.Cut(field, "=")
-		switch k {
-		case "sz":
-			size, haveSize = parseUint(v)
-		case "trace":
-			trace, haveTrace = parseSerial(v)
-		case "class", "elem type":
-			if at := strings.LastIndexByte(v, '@'); at >= 0 {
-				v = v[:at]
-			}
-			class = javaClassName(v)
-		}
-	}
-	if !haveSize || !haveTrace || class == "" {
+	size, trace, class, ok := heapFields(inner, &p.ex.jvmpi)
+	if !ok {
 		return syntaxErr(n, "malformed "+kind+" record", line)
 	}
 	s.heapRecs[kind]++
@@ -270,6 +270,35 @@ func (p *parser) heapLine(s *section, n int, line string) error {
 	s.cells[i].objects++
 	s.cells[i].bytes += size
 	return nil
+}
+
+// heapFields reads sz, trace and the class of an OBJ or ARR record from
+// the inside of its parentheses.
+// An element type (the JVMPI-era form) sets *jvmpi.
+func heapFields(inner string, jvmpi *bool) (size int64, trace uint32, class string, ok bool) {
+	var haveSize, haveTrace bool
+	for _, field := range strings.Split(inner, ", ") {
+		k, v, _ := strings.Cut(field, "=")
+		switch k {
+		case "sz":
+			size, haveSize = parseUint(v)
+		case "trace":
+			trace, haveTrace = parseSerial(v)
+		case "class", "elem type":
+			if at := strings.LastIndexByte(v, '@'); at >= 0 {
+				v = v[:at]
+			}
+			if v == "" {
+				return 0, 0, "", false
+			}
+			class = javaClassName(v)
+			if k == "elem type" && !strings.HasSuffix(v, "]") {
+				class += "[]" // JVMPI era: the element type
+				*jvmpi = true
+			}
+		}
+	}
+	return size, trace, class, haveSize && haveTrace && class != ""
 }
 
 // monitorDumpLine handles a MONITOR DUMP line:
@@ -300,6 +329,10 @@ func (p *parser) monitorDumpLine(s *section, n int, line string) error {
 		m := strings.TrimPrefix(t, "MONITOR ")
 		m = strings.TrimSuffix(m, " unowned")
 		s.curMon = javaClassName(m)
+	case strings.HasPrefix(t, "RAW MONITOR "):
+		// The JVMPI-era agent also lists the VM's raw monitors:
+		// `RAW MONITOR "name"(0x1d5a70)`.
+		s.curMon = strings.TrimSuffix(strings.TrimPrefix(t, "RAW MONITOR "), " unowned")
 	case strings.HasPrefix(t, "owner:"):
 		// The owner holds the monitor; it does not wait on it.
 	case strings.HasPrefix(t, "waiting to enter:"), strings.HasPrefix(t, "waiting to be notified:"):

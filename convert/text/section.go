@@ -52,7 +52,11 @@ func sectionBegin(line string) (sectionKind, string, bool) {
 type row struct {
 	trace uint32
 	pct   int64 // self percentage in hundredths of a percent
+	accum int64 // accum percentage in hundredths of a percent
 	count int64 // count column (CPU, MONITOR TIME)
+	// method is the method column of CPU SAMPLES and CPU TIME rows: the
+	// stack's leaf when the file lacks the trace (an excerpt).
+	method string
 	// SITES columns.
 	liveBytes, liveObjs, allocBytes, allocObjs int64
 	name                                       string // SITES class, MONITOR TIME monitor
@@ -83,6 +87,7 @@ type section struct {
 	dump     int // 1-based dump this section belongs to
 	when     time.Time
 	complete bool
+	elided   bool // holds a `...` line: rows were left out
 
 	total      int64 // header total: samples, ms, heap objects
 	totalBytes int64 // HEAP DUMP header bytes

@@ -97,8 +97,13 @@ func (n *Namer) Frame(id uint64) (graph.FrameID, bool) {
 	}), true
 }
 
+// NoTrace is the stack serial Dalvik writes on thread roots it has no
+// trace for (LeakCanary's test dumps); like serial 0 it means "no trace",
+// not a reference to a missing STACK TRACE.
+const NoTrace = 0xFFFFFFFF
+
 // Stack returns the graph stack of a STACK TRACE serial (0 when the
-// serial is unknown or the trace is empty).
+// serial is unknown or the trace is empty, or is 0 or NoTrace).
 func (n *Namer) Stack(serial uint32) graph.StackID {
 	if id, ok := n.cache[serial]; ok {
 		return id
@@ -106,7 +111,7 @@ func (n *Namer) Stack(serial uint32) graph.StackID {
 	t, ok := n.sym.Traces[serial]
 	if !ok {
 		switch {
-		case serial == 0:
+		case serial == 0, serial == NoTrace:
 		case n.pending != nil:
 			*n.pending++
 		default:
