@@ -78,7 +78,13 @@ func Classes(t testing.TB, home string) string {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "testdata", "LiveHeap.java")
-	dir, err := os.MkdirTemp("", "jvmtest-classes-")
+	// Not under /tmp: a JVM in its own mount namespace gets a private
+	// /tmp there.
+	base := "/var/tmp"
+	if _, err := os.Stat(base); err != nil {
+		base = ""
+	}
+	dir, err := os.MkdirTemp(base, "jvmtest-classes-")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,6 +95,17 @@ func Classes(t testing.TB, home string) string {
 	}
 	built[home] = dir
 	return dir
+}
+
+// Main runs the tests and removes the compiled classes.
+func Main(m *testing.M) {
+	code := m.Run()
+	buildMu.Lock()
+	for _, d := range built {
+		os.RemoveAll(d)
+	}
+	buildMu.Unlock()
+	os.Exit(code)
 }
 
 // JVM is a running workload.
