@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/agent/attach"
-	"github.com/hprof2pprof/hprof2pprof/agent/internal/jvmtest"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/internal/jvmtest"
 )
 
 // heapCounts sums the heap view's inuse_objects by class.

@@ -10,10 +10,8 @@ import (
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/agent/attach"
-	"github.com/hprof2pprof/hprof2pprof/agent/internal/jvmtest"
+	"github.com/hprof2pprof/hprof2pprof/internal/jvmtest"
 )
-
-func TestMain(m *testing.M) { jvmtest.Main(m) }
 
 func needRoot(t *testing.T) {
 	if os.Geteuid() != 0 {

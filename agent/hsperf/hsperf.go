@@ -220,6 +220,11 @@ func (c *Counters) Heap() Heap {
 			h.OldUsed, h.OldMax = used, c.Long(p+"maxCapacity")
 		}
 	}
+	if c.String("sun.gc.policy.name") == "GarbageFirst" {
+		// G1 pads each size by a few bytes so none reads 0; the heap is
+		// page-aligned.
+		h.Max &^= 4095
+	}
 	for k := 0; k < 8; k++ {
 		v, ok := c.Longs["sun.gc.collector."+strconv.Itoa(k)+".invocations"]
 		if !ok {

@@ -11,11 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/hprof2pprof/hprof2pprof/agent/internal/jvmtest"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/internal/jvmtest"
 )
-
-func TestMain(m *testing.M) { jvmtest.Main(m) }
 
 // biggestClass is the class with the most bytes in the heap view.
 func biggestClass(t *testing.T, g *graph.Graph) string {

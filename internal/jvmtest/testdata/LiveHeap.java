@@ -6,6 +6,7 @@ import java.util.List;
  *
  *   park N      N Item objects (each with an int[4] and a String), N/2 Item[]
  *               pairs, then parks; prints "READY <pid>"
+ *   gc N        as park, then runs System.gc() every 200 ms (old-generation triggers)
  *   leak        leaks 1 KiB byte[] chunks until OutOfMemoryError (for
  *               -XX:+HeapDumpOnOutOfMemoryError), prints "OOM-CAUGHT", exits 0
  */
@@ -37,6 +38,12 @@ public final class LiveHeap {
         for (int i = 0; i < n / 2; i++) KEEP.add(new Item[2]);
         System.out.println("READY " + ProcessHandle.current().pid());
         System.out.flush();
+        if (mode.equals("gc")) {
+            for (;;) {
+                System.gc();
+                Thread.sleep(200);
+            }
+        }
         Thread.sleep(Long.MAX_VALUE);
     }
 }

@@ -6,6 +6,7 @@ package jvmtest
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"os"
 	"os/exec"
@@ -68,7 +69,9 @@ var (
 )
 
 // Classes compiles LiveHeap.java with this JDK into a directory every
-// user can read, once per test binary.
+// user can read, not under /tmp (a JVM in its own mount namespace gets a
+// private /tmp there). The directory is named by a hash of the source and
+// the JDK, so test binaries share it and reuse it across runs.
 func Classes(t testing.TB, home string) string {
 	t.Helper()
 	buildMu.Lock()
@@ -78,34 +81,38 @@ func Classes(t testing.TB, home string) string {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Join(filepath.Dir(file), "testdata", "LiveHeap.java")
-	// Not under /tmp: a JVM in its own mount namespace gets a private
-	// /tmp there.
-	base := "/var/tmp"
-	if _, err := os.Stat(base); err != nil {
-		base = ""
-	}
-	dir, err := os.MkdirTemp(base, "jvmtest-classes-")
+	code, err := os.ReadFile(src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	os.Chmod(dir, 0o755)
-	out, err := exec.Command(filepath.Join(home, "bin", "javac"), "--release", "17", "-d", dir, src).CombinedOutput()
+	base := "/var/tmp"
+	if _, err := os.Stat(base); err != nil {
+		base = os.TempDir()
+	}
+	sum := sha256.Sum256(append(append(code, 0), home...))
+	dir := filepath.Join(base, fmt.Sprintf("hprof2pprof-jvmtest-%x", sum[:8]))
+	if _, err := os.Stat(filepath.Join(dir, "LiveHeap.class")); err == nil {
+		built[home] = dir
+		return dir
+	}
+	tmp, err := os.MkdirTemp(base, "hprof2pprof-jvmtest-build-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(tmp)
+	os.Chmod(tmp, 0o755)
+	out, err := exec.Command(filepath.Join(home, "bin", "javac"), "--release", "17", "-d", tmp, src).CombinedOutput()
 	if err != nil {
 		t.Fatalf("javac: %v\n%s", err, out)
 	}
+	// Another test binary may have won the race: then use its copy.
+	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(filepath.Join(dir, "LiveHeap.class")); serr != nil {
+			t.Fatal(err)
+		}
+	}
 	built[home] = dir
 	return dir
-}
-
-// Main runs the tests and removes the compiled classes.
-func Main(m *testing.M) {
-	code := m.Run()
-	buildMu.Lock()
-	for _, d := range built {
-		os.RemoveAll(d)
-	}
-	buildMu.Unlock()
-	os.Exit(code)
 }
 
 // JVM is a running workload.
