@@ -29,7 +29,8 @@ type TriggerOptions struct {
 	Cooldown time.Duration
 	// Poll is how often the JVMs' performance data is read; default 1s.
 	Poll time.Duration
-	// Match, when set, limits captures to JVMs whose main class matches.
+	// Match, when set, limits captures to JVMs whose java command (main
+	// class or jar, and arguments) matches.
 	Match   *regexp.Regexp
 	Capture Options
 	// Handle receives each capture (a partial one too, with its error).
@@ -100,7 +101,7 @@ func RunTriggers(ctx context.Context, o TriggerOptions) {
 		alive := map[int]bool{}
 		for _, info := range list {
 			alive[info.PID] = true
-			if info.PID == self || !info.Attachable || (o.Match != nil && !o.Match.MatchString(info.MainClass)) {
+			if info.PID == self || !info.Attachable || (o.Match != nil && !o.Match.MatchString(info.JavaCommand)) {
 				continue
 			}
 			if os.Geteuid() != 0 && os.Geteuid() != info.UID {

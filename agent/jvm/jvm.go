@@ -31,8 +31,11 @@ type Info struct {
 	UID   int    `json:"uid"`
 	User  string `json:"user,omitempty"`
 	// MainClass is the main class, or the jar of java -jar.
-	MainClass   string `json:"main_class,omitempty"`
-	Command     string `json:"command,omitempty"` // argv[0]
+	MainClass string `json:"main_class,omitempty"`
+	Command   string `json:"command,omitempty"` // argv[0]
+	// JavaCommand is the main class (or jar) and its arguments
+	// (sun.rt.javaCommand); not listed, as arguments may hold secrets.
+	JavaCommand string `json:"-"`
 	JavaVersion string `json:"java_version,omitempty"`
 	VMName      string `json:"vm_name,omitempty"`
 	VMVersion   string `json:"vm_version,omitempty"`
@@ -119,6 +122,7 @@ func describe(t *attach.Target, perf string) (*Info, error) {
 		info.fromCounters(c)
 	} else {
 		info.MainClass = mainFromArgs(args)
+		info.JavaCommand = strings.Join(args, " ")
 		for _, a := range args {
 			if a == "-XX:+DisableAttachMechanism" {
 				info.Attachable = false
@@ -136,6 +140,7 @@ func describe(t *attach.Target, perf string) (*Info, error) {
 
 func (info *Info) fromCounters(c *hsperf.Counters) {
 	info.MainClass = c.MainClass()
+	info.JavaCommand = c.String("sun.rt.javaCommand")
 	info.JavaVersion = c.String("java.property.java.version")
 	info.VMName = c.String("java.property.java.vm.name")
 	info.VMVersion = c.String("java.property.java.vm.version")

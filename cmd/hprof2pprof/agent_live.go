@@ -45,7 +45,7 @@ func (l *liveFlags) add(fs *flag.FlagSet) {
 	fs.DurationVar(&l.every, "capture-every", 0, "take a heap dump of every local JVM this often (0: off)")
 	fs.Float64Var(&l.oldGen, "capture-old-gen", 0, "take a heap dump of a JVM when its old generation is at least this `PERCENT` of its maximum after a GC (0: off)")
 	fs.DurationVar(&l.cooldown, "capture-cooldown", 10*time.Minute, "at most one --capture-old-gen dump of a JVM this often")
-	fs.StringVar(&l.match, "capture-match", "", "capture only JVMs whose main class matches this `REGEXP`")
+	fs.StringVar(&l.match, "capture-match", "", "capture only JVMs whose java command (main class or jar, and arguments) matches this `REGEXP`")
 	fs.BoolVar(&l.all, "capture-all", false, "captures dump every object, unreachable ones too (default: live objects)")
 	fs.IntVar(&l.gzip, "capture-gzip", 0, "captures are compressed by the JVM at this level, 1-9")
 	fs.StringVar(&l.dumpDir, "capture-dir", "/tmp", "where the JVM writes a capture, as it sees it")

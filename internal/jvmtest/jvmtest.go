@@ -131,7 +131,8 @@ type Spec struct {
 	// Wrap runs the JVM under another command (unshare, setpriv); the
 	// JVM's PID is then found as the child of the wrapper or itself.
 	Wrap []string
-	Dir  string // working directory
+	Dir  string   // working directory
+	Env  []string // added to the environment
 	// NoWait: do not wait for READY.
 	NoWait bool
 }
@@ -147,6 +148,9 @@ func Start(t testing.TB, s Spec) *JVM {
 	args = append(args, s.Args...)
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir = s.Dir
+	if len(s.Env) > 0 {
+		cmd.Env = append(os.Environ(), s.Env...)
+	}
 	cmd.Stderr = os.Stderr
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
