@@ -61,74 +61,101 @@ func RunTriggers(ctx context.Context, o TriggerOptions) {
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
 	}
-	jobs := make(chan job, 64)
-	busy := map[int]bool{}
-	finished := make(chan int, 64)
-	go func() {
-		for j := range jobs {
-			res, err := Capture(ctx, j.pid, o.Capture)
-			if err != nil && (res == nil || res.Graph == nil) {
-				o.Logger.Warn("capture failed", "pid", j.pid, "reason", j.reason, "err", err)
+	r := &triggers{o: &o, jobs: make(chan job, 64), finished: make(chan int, 64),
+		busy: map[int]bool{}, states: map[int]*jvmState{}}
+	stopped := make(chan struct{})
+	go func() { defer close(stopped); r.work(ctx) }()
+	defer func() { // let a capture under way end (ctx is done) before returning
+		close(r.jobs)
+		for {
+			select {
+			case <-r.finished:
+			case <-stopped:
+				return
 			}
-			if res != nil && res.Graph != nil {
-				o.Logger.Info("captured", "pid", j.pid, "reason", j.reason, "main", res.JVM.MainClass,
-					"dump_bytes", res.DumpBytes, "took", res.Took, "pause", res.Pause)
-				o.Handle(ctx, res, j.reason, err)
-			}
-			finished <- j.pid
 		}
 	}()
-	defer close(jobs)
-	states := map[int]*jvmState{}
 	t := time.NewTicker(o.Poll)
 	defer t.Stop()
-	self := os.Getpid()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case pid := <-finished:
-			delete(busy, pid)
-			continue
+		case pid := <-r.finished:
+			delete(r.busy, pid)
 		case <-t.C:
-		}
-		list, err := jvm.List()
-		if err != nil {
-			o.Logger.Warn("cannot list JVMs", "err", err)
-			continue
-		}
-		now := time.Now()
-		alive := map[int]bool{}
-		for _, info := range list {
-			alive[info.PID] = true
-			if info.PID == self || !info.Attachable || (o.Match != nil && !o.Match.MatchString(info.JavaCommand)) {
-				continue
-			}
-			if os.Geteuid() != 0 && os.Geteuid() != info.UID {
-				continue
-			}
-			st := states[info.PID]
-			if st == nil || !st.started.Equal(info.Started) {
-				st = &jvmState{started: info.Started, firstSeen: now, collections: -1}
-				states[info.PID] = st
-			}
-			reason := o.due(st, info, now)
-			if reason == "" || busy[info.PID] {
-				continue
-			}
-			select {
-			case jobs <- job{pid: info.PID, reason: reason}:
-				busy[info.PID] = true
-				st.last = now
-			default:
-			}
-		}
-		for pid := range states {
-			if !alive[pid] {
-				delete(states, pid)
-			}
+			r.scan()
 		}
 	}
+}
+
+type triggers struct {
+	o        *TriggerOptions
+	jobs     chan job
+	finished chan int
+	busy     map[int]bool // queued or being captured
+	states   map[int]*jvmState
+}
+
+// work runs the queued captures one after the other.
+func (r *triggers) work(ctx context.Context) {
+	o := r.o
+	for j := range r.jobs {
+		res, err := Capture(ctx, j.pid, o.Capture)
+		if res != nil && res.Graph != nil {
+			o.Logger.Info("captured", "pid", j.pid, "reason", j.reason, "main", res.JVM.MainClass,
+				"dump_bytes", res.DumpBytes, "took", res.Took, "pause", res.Pause)
+			o.Handle(ctx, res, j.reason, err)
+		} else if err != nil {
+			o.Logger.Warn("capture failed", "pid", j.pid, "reason", j.reason, "err", err)
+		}
+		r.finished <- j.pid
+	}
+}
+
+// scan reads every local JVM's performance data once and queues the
+// captures that are due.
+func (r *triggers) scan() {
+	list, err := jvm.List()
+	if err != nil {
+		r.o.Logger.Warn("cannot list JVMs", "err", err)
+		return
+	}
+	now := time.Now()
+	alive := map[int]bool{}
+	for _, info := range list {
+		alive[info.PID] = true
+		if !r.eligible(info) {
+			continue
+		}
+		st := r.states[info.PID]
+		if st == nil || !st.started.Equal(info.Started) {
+			st = &jvmState{started: info.Started, firstSeen: now, collections: -1}
+			r.states[info.PID] = st
+		}
+		reason := r.o.due(st, info, now)
+		if reason == "" || r.busy[info.PID] {
+			continue
+		}
+		select {
+		case r.jobs <- job{pid: info.PID, reason: reason}:
+			r.busy[info.PID] = true
+			st.last = now
+		default:
+		}
+	}
+	for pid := range r.states {
+		if !alive[pid] {
+			delete(r.states, pid)
+		}
+	}
+}
+
+// eligible: not ourselves, attachable, ours to attach to, and matching.
+func (r *triggers) eligible(info *jvm.Info) bool {
+	me := os.Geteuid()
+	return info.PID != os.Getpid() && info.Attachable && (me == 0 || me == info.UID) &&
+		(r.o.Match == nil || r.o.Match.MatchString(info.JavaCommand))
 }
 
 // due says why this JVM should be captured now, or "".

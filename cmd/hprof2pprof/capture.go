@@ -83,10 +83,9 @@ func (p *pushFlags) client() (*otlp.Client, error) {
 
 // captureFlags are capture's own.
 type captureFlags struct {
-	list          bool
-	json          bool
-	opts          capture.Options
-	attachTimeout time.Duration
+	list bool
+	json bool
+	opts capture.Options
 }
 
 func runCapture(ctx context.Context, e *env, args []string) int {

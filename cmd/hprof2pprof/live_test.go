@@ -290,9 +290,9 @@ func TestAgentCaptureTriggers(t *testing.T) {
 		out := t.TempDir()
 		stderr := startAgent(t, "--capture-old-gen", "20", "--capture-cooldown", "1h", "--capture-match", token+"-a",
 			"--out", out, "--otlp-endpoint", col.grpc, "--insecure")
-		rs := col.waitResources(t, func(rs []map[string]string) bool { return countPID(rs, a.PID) >= 1 })
+		col.waitResources(t, func(rs []map[string]string) bool { return countPID(rs, a.PID) >= 1 })
 		time.Sleep(2 * time.Second) // a second capture would come now without the cooldown
-		rs = col.resources(t)
+		rs := col.resources(t)
 		if n := countPID(rs, a.PID); n != 1 {
 			t.Errorf("%d captures of pid %d, want 1 (cooldown):\n%s", n, a.PID, stderr.String())
 		}
