@@ -24,6 +24,7 @@ targets="
 ./convert FuzzGzip
 ./convert/text FuzzParse
 ./convert FuzzStream
+./agent/hsperf FuzzParse
 "
 
 status=0
