@@ -17,6 +17,7 @@ import (
 	"os"
 	"path"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -301,7 +302,7 @@ func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Re
 	if len(copts.Views) == 0 {
 		copts.Views = []string{"heap"}
 	}
-	g, cerr := convert.Convert(dctx, f, ours, copts)
+	g, cerr := convertNiced(dctx, f, ours, copts)
 	f.Close()
 	<-done
 	res.Took = time.Since(res.Time)
@@ -438,4 +439,24 @@ func Attributes(r *Result) []*commonpb.KeyValue {
 
 func intKV(k string, v int64) *commonpb.KeyValue {
 	return &commonpb.KeyValue{Key: k, Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_IntValue{IntValue: v}}}
+}
+
+// convertNiced converts on an OS thread of its own at a lower CPU
+// priority: while the JVM writes the dump it is stopped, so on a busy
+// machine the JVM should get the CPU before us. The thread is never
+// unlocked, so it ends with the goroutine and its priority with it.
+func convertNiced(ctx context.Context, r io.Reader, name string, o convert.Options) (*graph.Graph, error) {
+	type result struct {
+		g   *graph.Graph
+		err error
+	}
+	ch := make(chan result, 1)
+	go func() {
+		runtime.LockOSThread()
+		syscall.Setpriority(syscall.PRIO_PROCESS, syscall.Gettid(), 10)
+		g, err := convert.Convert(ctx, r, name, o)
+		ch <- result{g, err}
+	}()
+	res := <-ch
+	return res.g, res.err
 }
