@@ -296,7 +296,14 @@ func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Re
 	if o.started != nil {
 		o.started(ours)
 	}
-	defer os.Remove(ours) // a kept dump is a link or a copy
+	// The directory is held open: a JVM that dies mid-dump takes its
+	// /proc/PID/root with it, and its file must still be removed.
+	dirf, err := os.Open(t.Path(o.Dir))
+	if err != nil {
+		return nil, fmt.Errorf("capture: pid %d: the dump directory %s: %w", t.PID, o.Dir, err)
+	}
+	defer dirf.Close()
+	defer syscall.Unlinkat(int(dirf.Fd()), path.Base(jvmPath)) // a kept dump is a link or a copy
 	f := &follower{ctx: dctx, path: ours, done: done, poll: 20 * time.Millisecond}
 	copts := o.Convert
 	if len(copts.Views) == 0 {

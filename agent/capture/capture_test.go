@@ -122,7 +122,7 @@ func TestCaptureMatchesClassHistogram(t *testing.T) {
 			if res.Pause <= 0 || res.DumpBytes <= 0 {
 				t.Errorf("pause %v, dump %d bytes: want both positive", res.Pause, res.DumpBytes)
 			}
-			left, _ := filepath.Glob(fmt.Sprintf("/proc/%d/root/tmp/hprof2pprof-*", j.PID))
+			left, _ := filepath.Glob(fmt.Sprintf("/proc/%d/root/tmp/hprof2pprof-%d-*", j.PID, j.NSPID))
 			if len(left) > 0 {
 				t.Errorf("dump not deleted: %v", left)
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -115,6 +116,9 @@ func TestCaptureJVMKilledMidDump(t *testing.T) {
 	}
 	if res.Graph.Damage == nil {
 		t.Fatal("the partial graph does not say it is damaged")
+	}
+	if left, _ := filepath.Glob(fmt.Sprintf("/tmp/hprof2pprof-%d-*", j.NSPID)); len(left) > 0 {
+		t.Errorf("the dead JVM's dump was not removed: %v", left)
 	}
 	if res.Graph.Source.Bytes < 4<<20 {
 		t.Errorf("read %d bytes of the dump (lost: %s)", res.Graph.Source.Bytes, res.Graph.Lost)
