@@ -18,6 +18,7 @@ import (
 	"path"
 	"regexp"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -304,19 +305,31 @@ func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Re
 	}
 	defer dirf.Close()
 	defer syscall.Unlinkat(int(dirf.Fd()), path.Base(jvmPath)) // a kept dump is a link or a copy
-	f := &follower{ctx: dctx, path: ours, done: done, poll: 20 * time.Millisecond}
+	// The file is read through the directory held open too.
+	held := fmt.Sprintf("/proc/self/fd/%d/%s", dirf.Fd(), path.Base(jvmPath))
+	f := &follower{ctx: dctx, path: held, done: done, poll: 20 * time.Millisecond}
 	copts := o.Convert
 	if len(copts.Views) == 0 {
 		copts.Views = []string{"heap"}
 	}
-	g, cerr := convertNiced(dctx, f, ours, copts)
+	// The heap view is built in one pass, so it streams; threads and
+	// retained read parts of the file again, so they wait for the file.
+	streamed := !slices.ContainsFunc(copts.Views, func(v string) bool { return v != "heap" })
+	var g *graph.Graph
+	var cerr error
+	if streamed {
+		g, cerr = convertNiced(dctx, f, ours, copts)
+	}
 	f.Close()
 	<-done
+	if !streamed && (jerr == nil || errors.Is(jerr, attach.ErrJVMGone)) {
+		g, cerr = convert.ConvertFile(dctx, held, copts)
+	}
 	res.Took = time.Since(res.Time)
 	if after := safepointTime(t); after >= before && before >= 0 {
 		res.Pause = after - before
 	}
-	if fi, err := os.Stat(ours); err == nil {
+	if fi, err := os.Stat(held); err == nil {
 		res.DumpBytes = fi.Size()
 	}
 	if err := dumpError(t, reply, jerr); err != nil {
@@ -329,17 +342,17 @@ func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Re
 	if cerr != nil {
 		return nil, fmt.Errorf("capture: pid %d: %s: %w", t.PID, ours, cerr)
 	}
-	if g.Damage != nil {
+	if g.Damage != nil && streamed {
 		// A JVM older than 17 patches segment lengths after writing
 		// them: read the finished file from its start.
 		o.Logger.Info("reading the finished dump again", "pid", t.PID, "why", g.Lost)
-		if g2, err := convert.ConvertFile(ctx, ours, copts); err == nil {
+		if g2, err := convert.ConvertFile(ctx, held, copts); err == nil {
 			g = g2
 		}
 	}
 	res.Graph = g
 	if o.Keep != "" {
-		if err := keep(ours, o.Keep); err != nil {
+		if err := keep(held, o.Keep); err != nil {
 			return res, err
 		}
 		res.Kept = o.Keep

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/agent/attach"
+	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/internal/jvmtest"
 )
@@ -202,4 +203,32 @@ func TestCaptureDiskSpace(t *testing.T) {
 		t.Fatalf("err = %v, want ErrDiskSpace", err)
 	}
 	t.Log(err)
+}
+
+// TestCaptureThreadsView: views that read the dump twice (threads) wait
+// for the finished file; the thread names are those jcmd Thread.print
+// lists.
+func TestCaptureThreadsView(t *testing.T) {
+	home := jvmtest.Home(t, 17)
+	j := jvmtest.Start(t, jvmtest.Spec{Home: home, JVMArgs: []string{"-Xmx64m"}, Args: []string{"park", "100"}})
+	res, err := Capture(context.Background(), j.PID, Options{Convert: convert.Options{Views: []string{"heap", "threads"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]bool{}
+	for _, th := range res.Graph.Threads {
+		names[th.Name] = true
+	}
+	out, err := exec.Command(filepath.Join(home, "bin", "jcmd"), fmt.Sprint(j.PID), "Thread.print").CombinedOutput()
+	if err != nil {
+		t.Fatalf("jcmd Thread.print: %v\n%s", err, out)
+	}
+	for _, want := range []string{"main", "Finalizer", "Reference Handler", "Signal Dispatcher", "Common-Cleaner"} {
+		if !strings.Contains(string(out), `"`+want+`"`) {
+			t.Fatalf("jcmd does not list %q:\n%s", want, out)
+		}
+		if !names[want] {
+			t.Errorf("thread %q missing from the capture (it has %v)", want, names)
+		}
+	}
 }
