@@ -353,3 +353,41 @@ func checkJVMResource(t *testing.T, r map[string]string, service, reason string)
 		t.Errorf("process.runtime.version %q", r["process.runtime.version"])
 	}
 }
+
+// TestCapturePushCollector: capture --endpoint ships the heap view to a
+// real Collector with the JVM's resource attributes, and writes no file.
+func TestCapturePushCollector(t *testing.T) {
+	home := jvmtest.Home(t, 17)
+	col := startCollector(t)
+	j := jvmtest.Start(t, jvmtest.Spec{Home: home, JVMArgs: []string{"-Xmx64m", "-Dotel.service.name=shop"}, Args: []string{"park", "1000"}})
+	dir := t.TempDir()
+	cmd := exec.Command(binPath, "capture", "--endpoint", col.grpc, "--insecure", fmt.Sprint(j.PID))
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "pushed ") {
+		t.Fatalf("capture --endpoint: %v\n%s", err, out)
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Errorf("files written with only --endpoint: %v", ents)
+	}
+	rs := col.waitResources(t, func(rs []map[string]string) bool { return countPID(rs, j.PID) >= 1 })
+	for _, r := range rs {
+		if r["process.pid"] != fmt.Sprint(j.PID) {
+			continue
+		}
+		host, _ := os.Hostname()
+		for k, want := range map[string]string{"service.name": "shop", "host.name": host, "process.owner": "root"} {
+			if k == "process.owner" && os.Geteuid() != 0 {
+				continue
+			}
+			if r[k] != want {
+				t.Errorf("%s = %q, want %q (%v)", k, r[k], want, r)
+			}
+		}
+		for _, k := range []string{"process.runtime.name", "process.runtime.version", "hprof.capture.pause_ms"} {
+			if r[k] == "" {
+				t.Errorf("no %s: %v", k, r)
+			}
+		}
+	}
+}
