@@ -61,11 +61,13 @@ type handled struct {
 // restart) does not convert it again; with Delete the file goes.
 func TestWatchOOMDump(t *testing.T) {
 	for _, major := range []int{17, 25} {
-		t.Run("jdk"+strconv.Itoa(major), func(t *testing.T) { testWatchOOM(t, jvmtest.Home(t, major)) })
+		t.Run("jdk"+strconv.Itoa(major), func(t *testing.T) { testWatchOOM(t, jvmtest.Home(t, major), "") })
 	}
+	// The JVM compresses its OOM dump: java_pid<PID>.hprof.gz.
+	t.Run("jdk17-gzip", func(t *testing.T) { testWatchOOM(t, jvmtest.Home(t, 17), "-XX:HeapDumpGzipLevel=1") })
 }
 
-func testWatchOOM(t *testing.T, home string) {
+func testWatchOOM(t *testing.T, home, extra string) {
 	dir := t.TempDir()
 	h := &handled{}
 	w, err := New(Options{Dir: dir, Poll: 100 * time.Millisecond, Settle: 500 * time.Millisecond,
@@ -87,7 +89,7 @@ func testWatchOOM(t *testing.T, home string) {
 	go w.Run(ctx)
 
 	j := jvmtest.Start(t, jvmtest.Spec{Home: home, NoWait: true, Args: []string{"leak"},
-		JVMArgs: []string{"-Xmx48m", "-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + dir}})
+		JVMArgs: append([]string{"-Xmx48m", "-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + dir}, strings.Fields(extra)...)})
 	if _, err := j.WaitLine(2*time.Minute, "OOM-CAUGHT"); err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,11 @@ func testWatchOOM(t *testing.T, home string) {
 	if h.top[0] != "byte[]" {
 		t.Errorf("biggest class %q, want byte[]", h.top[0])
 	}
-	if h.dumps[0].PID != j.PID || filepath.Base(h.dumps[0].Path) != "java_pid"+itoa(j.PID)+".hprof" {
+	name := "java_pid" + itoa(j.PID) + ".hprof"
+	if extra != "" {
+		name += ".gz"
+	}
+	if h.dumps[0].PID != j.PID || filepath.Base(h.dumps[0].Path) != name {
 		t.Errorf("dump %+v, JVM pid %d", h.dumps[0], j.PID)
 	}
 
