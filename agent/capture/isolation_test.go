@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/agent/attach"
+	"github.com/hprof2pprof/hprof2pprof/agent/jvm"
 	"github.com/hprof2pprof/hprof2pprof/internal/jvmtest"
 )
 
@@ -38,6 +39,22 @@ func TestCaptureContainer(t *testing.T) {
 	}
 	if fi, err := os.Stat(fmt.Sprintf("/proc/%d/root/tmp", j.PID)); err != nil || sameFile(fi, "/tmp") {
 		t.Fatalf("the JVM's /tmp is the host's (%v)", err)
+	}
+	list, err := jvm.List()
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := false
+	for _, info := range list {
+		if info.PID == j.PID {
+			listed = info.NSPID == j.NSPID && info.MainClass == "LiveHeap" && info.HeapMax == 64<<20
+			if !listed {
+				t.Errorf("listed as %+v", info)
+			}
+		}
+	}
+	if !listed {
+		t.Errorf("the container's JVM (pid %d) is not listed", j.PID)
 	}
 	res, err := Capture(context.Background(), j.PID, Options{})
 	if err != nil {

@@ -69,22 +69,39 @@ func PerfDataPath(t *attach.Target) string {
 }
 
 // List returns the JVMs that publish performance data, by PID. Processes
-// we may not look into are skipped.
+// we may not look into are skipped. Each mount namespace's /tmp is read
+// once, so a host with many processes costs a status read per process and
+// a directory listing per namespace.
 func List() ([]*Info, error) {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil, err
 	}
+	perf := map[string]map[int]string{} // mount namespace → nspid → file (as seen through the first process's root)
 	var out []*Info
 	for _, e := range ents {
 		pid, err := strconv.Atoi(e.Name())
 		if err != nil || pid <= 0 {
 			continue
 		}
-		t, err := attach.Resolve(pid)
+		ns, err := os.Readlink(fmt.Sprintf("/proc/%d/ns/mnt", pid))
 		if err != nil {
 			continue
 		}
+		files, ok := perf[ns]
+		if !ok {
+			files = perfFiles(fmt.Sprintf("/proc/%d/root", pid))
+			perf[ns] = files
+		}
+		if len(files) == 0 {
+			continue
+		}
+		t, err := attach.Resolve(pid)
+		if err != nil || files[t.NSPID] == "" {
+			continue
+		}
+		// Read it through this process's own root: the first process
+		// of the namespace may be gone by now.
 		p := PerfDataPath(t)
 		if p == "" {
 			continue
@@ -95,6 +112,18 @@ func List() ([]*Info, error) {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].PID < out[j].PID })
 	return out, nil
+}
+
+// perfFiles lists the performance data files under root's /tmp by PID.
+func perfFiles(root string) map[int]string {
+	m := map[int]string{}
+	files, _ := filepath.Glob(filepath.Join(root, "tmp", "hsperfdata_*", "*"))
+	for _, f := range files {
+		if n, err := strconv.Atoi(filepath.Base(f)); err == nil {
+			m[n] = f
+		}
+	}
+	return m
 }
 
 // Describe describes the JVM with this PID; without performance data

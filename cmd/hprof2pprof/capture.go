@@ -261,6 +261,11 @@ func (c *captureRun) one(ctx context.Context, pid int) int {
 
 // captureName names a capture's outputs: <main class>-<pid>-<time>.
 func captureName(res *capture.Result) string {
+	return jvmDirName(res) + "-" + res.Time.UTC().Format("20060102T150405Z")
+}
+
+// jvmDirName names a JVM: <main class>-<pid>.
+func jvmDirName(res *capture.Result) string {
 	main := res.JVM.MainClass
 	if main == "" {
 		main = "jvm"
@@ -271,7 +276,7 @@ func captureName(res *capture.Result) string {
 		}
 		return r
 	}, filepath.Base(main))
-	return fmt.Sprintf("%s-%d-%s", main, res.JVM.PID, res.Time.UTC().Format("20060102T150405Z"))
+	return fmt.Sprintf("%s-%d", main, res.JVM.PID)
 }
 
 func (c *captureRun) write(ctx context.Context, input string, res *capture.Result, views []string) error {
