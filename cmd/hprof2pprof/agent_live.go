@@ -129,7 +129,8 @@ func (lv *live) watched(ctx context.Context, d watch.Dump, g *graph.Graph) error
 // captured exports one capture, with what it cost the JVM.
 func (lv *live) captured(ctx context.Context, res *capture.Result, reason string, err error) {
 	res.Annotate()
-	w := &agent.Window{JVM: jvmDirName(res), // the JVM's captures side by side Attrs: lv.attrs(reason, ""), Start: res.Time, End: res.Time.Add(res.Took),
+	// JVM: one directory per JVM, its captures side by side.
+	w := &agent.Window{JVM: jvmDirName(res), Attrs: lv.attrs(reason, ""), Start: res.Time, End: res.Time.Add(res.Took),
 		Graph: res.Graph, JVMInfo: res.JVM, IntAttrs: map[string]int64{}}
 	for _, kv := range capture.Attributes(res) {
 		w.IntAttrs[kv.Key] = kv.GetValue().GetIntValue()
