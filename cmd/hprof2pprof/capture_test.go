@@ -12,6 +12,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/internal/jvmtest"
 )
@@ -203,5 +204,42 @@ func TestCaptureList(t *testing.T) {
 	code, stdout, _ = runCapture3("capture", "--list")
 	if code != exitOK || !strings.Contains(stdout, "LiveHeap") || !strings.Contains(stdout, "HEAP MAX") {
 		t.Errorf("table: exit %d\n%s", code, stdout)
+	}
+}
+
+// TestCaptureCLIJVMDies: the JVM is killed while it writes the dump; the
+// command writes the partial heap view and exits 3, as for a truncated
+// file.
+func TestCaptureCLIJVMDies(t *testing.T) {
+	home := jvmtest.Home(t, 17)
+	j := jvmtest.Start(t, jvmtest.Spec{Home: home, JVMArgs: []string{"-Xmx600m"}, Args: []string{"park", "2000000"}})
+	out := filepath.Join(t.TempDir(), "heap.pb.gz")
+	cmd := exec.Command(binPath, "capture", "-o", out, strconv.Itoa(j.PID))
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill the JVM once its dump has grown past 4 MB.
+	deadline := time.Now().Add(time.Minute)
+	for killed := false; !killed && time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		m, _ := filepath.Glob(fmt.Sprintf("/proc/%d/root/tmp/hprof2pprof-%d-*.hprof", j.PID, j.NSPID))
+		for _, f := range m {
+			if fi, err := os.Stat(f); err == nil && fi.Size() > 4<<20 {
+				syscall.Kill(j.PID, syscall.SIGKILL)
+				killed = true
+			}
+		}
+	}
+	err := cmd.Wait()
+	code := 0
+	if ee, ok := err.(*exec.ExitError); ok {
+		code = ee.ExitCode()
+	}
+	if code != exitPartial || !strings.Contains(stderr.String(), "exited") {
+		t.Fatalf("exit %d, want %d and a message that the JVM exited:\n%s", code, exitPartial, stderr.String())
+	}
+	if fi, err := os.Stat(out); err != nil || fi.Size() == 0 {
+		t.Errorf("no partial heap view written: %v", err)
 	}
 }
