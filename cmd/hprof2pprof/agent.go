@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	registerCommand(command{name: "agent", summary: "receive live hprof agent (net=) streams and export windowed profiles", run: runAgent})
+	registerCommand(command{name: "agent", summary: "export live profiles: hprof agent (net=) streams, heap dumps appearing in --watch DIR, captures on rules", run: runAgent})
 }
 
 // labelFlag collects --label k=v pairs.

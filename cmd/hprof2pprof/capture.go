@@ -96,6 +96,7 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 	var pf pushFlags
 	var dst destination
 	pf.add(fs)
+	fs.Lookup("view").Usage = "views to write, comma-separated: heap (the default; converted while the JVM writes), threads, retained (these wait for the finished dump)"
 	fs.BoolVar(&cf.list, "list", false, "list the local JVMs (containers included) from their performance data, without attaching")
 	fs.BoolVar(&cf.json, "json", false, "with --list: JSON lines")
 	fs.BoolVar(&cf.opts.All, "all", false, "dump every object, unreachable ones too (default: live objects, after a full GC)")
