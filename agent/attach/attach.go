@@ -212,15 +212,20 @@ func Start(ctx context.Context, t *Target, o Options) (string, error) {
 }
 
 // createTrigger writes .attach_pid<nspid> in the JVM's working
-// directory, else in its /tmp, as the JDK's tools do.
+// directory, else in its /tmp, as the JDK's tools do. Those directories
+// belong to the JVM's user: a name planted there (a symbolic link to a
+// file of root's) is never followed; a plain file already there will do.
 func (t *Target) createTrigger() (string, error) {
 	name := fmt.Sprintf(".attach_pid%d", t.NSPID)
 	var firstErr error
 	for _, dir := range []string{t.Cwd, t.Path("/tmp")} {
 		p := filepath.Join(dir, name)
-		f, err := os.OpenFile(p, os.O_CREATE|os.O_WRONLY, 0o600)
+		f, err := os.OpenFile(p, os.O_CREATE|os.O_EXCL|os.O_WRONLY|syscall.O_NOFOLLOW, 0o600)
 		if err == nil {
 			f.Close()
+			return p, nil
+		}
+		if fi, lerr := os.Lstat(p); errors.Is(err, fs.ErrExist) && lerr == nil && fi.Mode().IsRegular() {
 			return p, nil
 		}
 		if firstErr == nil {

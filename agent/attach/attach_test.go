@@ -74,3 +74,25 @@ func TestCheckSocket(t *testing.T) {
 		}
 	}
 }
+
+// TestTriggerNoFollow: a link planted where the trigger file goes is not
+// followed (it would let the JVM's user make root create a file).
+func TestTriggerNoFollow(t *testing.T) {
+	root := t.TempDir()
+	cwd := filepath.Join(root, "cwd")
+	os.MkdirAll(cwd, 0o755)
+	os.MkdirAll(filepath.Join(root, "root", "tmp"), 0o755)
+	victim := filepath.Join(root, "victim")
+	os.Symlink(victim, filepath.Join(cwd, ".attach_pid7"))
+	tg := &Target{PID: 1, NSPID: 7, Cwd: cwd, Root: filepath.Join(root, "root")}
+	p, err := tg.createTrigger()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p != filepath.Join(root, "root", "tmp", ".attach_pid7") {
+		t.Errorf("trigger at %s, want the JVM's /tmp (the cwd holds a link)", p)
+	}
+	if _, err := os.Lstat(victim); err == nil {
+		t.Error("the link was followed")
+	}
+}

@@ -323,7 +323,11 @@ func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Re
 	f.Close()
 	<-done
 	if !streamed && (jerr == nil || errors.Is(jerr, attach.ErrJVMGone)) {
-		g, cerr = convert.ConvertFile(dctx, held, copts)
+		if fi, err := os.Lstat(held); err != nil || !fi.Mode().IsRegular() {
+			cerr = fmt.Errorf("the dump %s is not a regular file", ours)
+		} else {
+			g, cerr = convert.ConvertFile(dctx, held, copts)
+		}
 	}
 	res.Took = time.Since(res.Time)
 	if after := safepointTime(t); after >= before && before >= 0 {
@@ -396,7 +400,7 @@ func keep(src, dst string) error {
 	if err := os.Link(src, dst); err == nil {
 		return nil
 	}
-	in, err := os.Open(src)
+	in, err := os.OpenFile(src, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 	"time"
 )
 
@@ -62,7 +63,9 @@ func (r *follower) wait() error {
 
 func (r *follower) open() error {
 	for {
-		f, err := os.Open(r.path)
+		// The directory is the JVM user's: never follow a link planted
+		// in place of the dump.
+		f, err := os.OpenFile(r.path, os.O_RDONLY|syscall.O_NOFOLLOW, 0)
 		if err == nil {
 			r.f = f
 			return nil
