@@ -178,6 +178,11 @@ func Start(ctx context.Context, t *Target, o Options) (string, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = 10 * time.Second
 	}
+	deadline := time.NewTimer(o.Timeout)
+	defer deadline.Stop()
+	if err := t.waitCatchesQuit(ctx, deadline.C); err != nil {
+		return "", err
+	}
 	trigger, err := t.createTrigger()
 	if err != nil {
 		return "", err
@@ -189,8 +194,6 @@ func Start(ctx context.Context, t *Target, o Options) (string, error) {
 		}
 		return "", fmt.Errorf("%w: pid %d: signal: %v", ErrPermission, t.PID, err)
 	}
-	deadline := time.NewTimer(o.Timeout)
-	defer deadline.Stop()
 	wait := 20 * time.Millisecond
 	for {
 		if ok, err := t.checkSocket(sock); ok || err != nil {
@@ -209,6 +212,42 @@ func Start(ctx context.Context, t *Target, o Options) (string, error) {
 		}
 		wait = min(2*wait, 250*time.Millisecond)
 	}
+}
+
+// waitCatchesQuit waits until the process has a SIGQUIT handler (SigCgt
+// in /proc/PID/status), as the JDK's own tools check: a JVM still
+// starting, or run with -Xrs, would be killed by the signal.
+func (t *Target) waitCatchesQuit(ctx context.Context, deadline <-chan time.Time) error {
+	for {
+		caught, err := t.catchesQuit()
+		if err != nil || caught {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return fmt.Errorf("%w: pid %d does not catch SIGQUIT (started with -Xrs, or still starting), so its attach listener cannot be started: the signal would kill it", ErrDisabled, t.PID)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+func (t *Target) catchesQuit() (bool, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", t.PID))
+	if err != nil {
+		return false, fmt.Errorf("%w: pid %d", ErrJVMGone, t.PID)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(v), 16, 64)
+			if err != nil {
+				return false, fmt.Errorf("%w: pid %d: SigCgt %q", ErrProtocol, t.PID, v)
+			}
+			return mask&(1<<(uint(syscall.SIGQUIT)-1)) != 0, nil
+		}
+	}
+	return false, fmt.Errorf("%w: pid %d: no SigCgt in its status", ErrProtocol, t.PID)
 }
 
 // createTrigger writes .attach_pid<nspid> in the JVM's working

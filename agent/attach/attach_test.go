@@ -1,11 +1,14 @@
 package attach
 
 import (
+	"context"
 	"errors"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestResolveNSpid: the PID inside the process's namespace is the last
@@ -94,5 +97,27 @@ func TestTriggerNoFollow(t *testing.T) {
 	}
 	if _, err := os.Lstat(victim); err == nil {
 		t.Error("the link was followed")
+	}
+}
+
+// TestStartNeedsQuitHandler: a process that does not catch SIGQUIT (a
+// JVM still starting, here a sleep) is not signalled: the signal would
+// kill it.
+func TestStartNeedsQuitHandler(t *testing.T) {
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	tg, err := Resolve(cmd.Process.Pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = Start(context.Background(), tg, Options{Timeout: 300 * time.Millisecond})
+	if !errors.Is(err, ErrDisabled) {
+		t.Fatalf("err = %v, want ErrDisabled", err)
+	}
+	if !tg.Alive() {
+		t.Fatal("the process was killed")
 	}
 }

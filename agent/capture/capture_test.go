@@ -232,3 +232,22 @@ func TestCaptureThreadsView(t *testing.T) {
 		}
 	}
 }
+
+// TestCaptureReducedSignals: a JVM run with -Xrs does not catch SIGQUIT
+// (the signal would kill it); HotSpot then starts its attach listener at
+// startup, and the capture uses it without a signal.
+func TestCaptureReducedSignals(t *testing.T) {
+	home := jvmtest.Home(t, 17)
+	j := jvmtest.Start(t, jvmtest.Spec{Home: home, JVMArgs: []string{"-Xmx32m", "-Xrs"}, Args: []string{"park", "10"}})
+	res, err := Capture(context.Background(), j.PID, Options{AttachTimeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := heapCounts(t, res.Graph)["LiveHeap$Item"]; got != 10 {
+		t.Errorf("Item: %d, want 10", got)
+	}
+	tg, err := attach.Resolve(j.PID)
+	if err != nil || !tg.Alive() {
+		t.Fatalf("the JVM did not survive: %v", err)
+	}
+}
