@@ -241,8 +241,10 @@ func TestAgentWatchOOM(t *testing.T) {
 	col := startCollector(t)
 	dir, out := t.TempDir(), t.TempDir()
 	stderr := startAgent(t, "--watch", dir, "--watch-settle", "500ms", "--out", out, "--otlp-endpoint", col.grpc, "--insecure", "--label", "env=test")
-	j := jvmtest.Start(t, jvmtest.Spec{Home: home, NoWait: true, Args: []string{"leak"},
-		JVMArgs: []string{"-Xmx48m", "-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + dir}})
+	// The JVM lives on after its OutOfMemoryError, so the dump is
+	// described by the JVM that wrote it.
+	j := jvmtest.Start(t, jvmtest.Spec{Home: home, NoWait: true, Args: []string{"leak-stay"},
+		JVMArgs: []string{"-Xmx48m", "-XX:+HeapDumpOnOutOfMemoryError", "-XX:HeapDumpPath=" + dir, "-Dotel.service.name=shop"}})
 	if _, err := j.WaitLine(2*time.Minute, "OOM-CAUGHT"); err != nil {
 		t.Fatal(err)
 	}
@@ -258,8 +260,9 @@ func TestAgentWatchOOM(t *testing.T) {
 	})
 	t.Logf("the OOM dump reached the Collector %v after the JVM caught the error", time.Since(oom).Round(time.Millisecond))
 	for _, r := range rs {
-		if r["hprof.watch.file"] == dump && (r[attrReason] != "watch" || r["env"] != "test") {
-			t.Errorf("resource %v", r)
+		if r["hprof.watch.file"] == dump && (r[attrReason] != "watch" || r["env"] != "test" ||
+			r["process.pid"] != fmt.Sprint(j.PID) || r["service.name"] != "shop" || r["process.runtime.version"] == "") {
+			t.Errorf("resource %v: want reason watch, env test, the JVM's pid, service.name shop, its runtime", r)
 		}
 	}
 	files, _ := filepath.Glob(filepath.Join(out, "*", "heap-*.pb.gz"))

@@ -9,6 +9,7 @@ import java.util.List;
  *   gc N        as park, then runs System.gc() every 200 ms (old-generation triggers)
  *   leak        leaks 1 KiB byte[] chunks until OutOfMemoryError (for
  *               -XX:+HeapDumpOnOutOfMemoryError), prints "OOM-CAUGHT", exits 0
+ *   leak-stay   as leak, but parks after "OOM-CAUGHT" instead of exiting
  */
 public final class LiveHeap {
     static final class Item {
@@ -22,7 +23,7 @@ public final class LiveHeap {
 
     public static void main(String[] args) throws Exception {
         String mode = args.length > 0 ? args[0] : "park";
-        if (mode.equals("leak")) {
+        if (mode.startsWith("leak")) {
             List<byte[]> leak = new ArrayList<>();
             try {
                 for (;;) leak.add(new byte[1024]);
@@ -31,6 +32,7 @@ public final class LiveHeap {
                 System.out.println("OOM-CAUGHT");
                 System.out.flush();
             }
+            if (mode.equals("leak-stay")) Thread.sleep(Long.MAX_VALUE);
             System.exit(0);
         }
         int n = args.length > 1 ? Integer.parseInt(args[1]) : 1000;
