@@ -33,7 +33,8 @@ type TriggerOptions struct {
 	// class or jar, and arguments) matches.
 	Match   *regexp.Regexp
 	Capture Options
-	// Handle receives each capture (a partial one too, with its error).
+	// Handle receives each capture (a partial one too, with its error),
+	// and each failure (res nil).
 	Handle func(ctx context.Context, res *Result, reason string, err error)
 	Logger *slog.Logger
 }
@@ -103,11 +104,10 @@ func (r *triggers) work(ctx context.Context) {
 	for j := range r.jobs {
 		res, err := Capture(ctx, j.pid, o.Capture)
 		if res != nil && res.Graph != nil {
-			o.Logger.Info("captured", "pid", j.pid, "reason", j.reason, "main", res.JVM.MainClass,
-				"dump_bytes", res.DumpBytes, "took", res.Took, "pause", res.Pause)
 			o.Handle(ctx, res, j.reason, err)
 		} else if err != nil {
 			o.Logger.Warn("capture failed", "pid", j.pid, "reason", j.reason, "err", err)
+			o.Handle(ctx, nil, j.reason, err)
 		}
 		r.finished <- j.pid
 	}

@@ -110,6 +110,7 @@ func (lv *live) run(ctx context.Context) (func(), error) {
 
 // watched exports one dump found in the watched directory.
 func (lv *live) watched(ctx context.Context, d watch.Dump, g *graph.Graph) error {
+	lv.metrics.Watched.Add(1)
 	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(d.Path), ".gz"), ".hprof")
 	w := &agent.Window{JVM: name, Attrs: lv.attrs("watch", d.Path), Start: d.ModTime, End: d.ModTime, Graph: g}
 	if d.PID > 0 {
@@ -128,6 +129,12 @@ func (lv *live) watched(ctx context.Context, d watch.Dump, g *graph.Graph) error
 
 // captured exports one capture, with what it cost the JVM.
 func (lv *live) captured(ctx context.Context, res *capture.Result, reason string, err error) {
+	if res == nil || res.Graph == nil {
+		lv.metrics.CaptureFail.Add(1)
+		return
+	}
+	lv.metrics.Captures.Add(1)
+	lv.metrics.PauseMillis.Add(res.Pause.Milliseconds())
 	res.Annotate()
 	// JVM: one directory per JVM, its captures side by side.
 	w := &agent.Window{JVM: jvmDirName(res), Attrs: lv.attrs(reason, ""), Start: res.Time, End: res.Time.Add(res.Took),
