@@ -210,3 +210,49 @@ func TestWatchCorpusOom(t *testing.T) {
 		t.Fatal("the OOM dump was not converted within a minute")
 	}
 }
+
+// TestWatchDeleteGzipCopy: a gzip dump copied into the directory (by a
+// tool, not a JVM) is converted whole — its instance total is the
+// oracle's — and, with Delete, removed afterwards.
+func TestWatchDeleteGzipCopy(t *testing.T) {
+	src := filepath.Join("..", "..", "testdata", "jdk25-zoo-live.hprof.gz")
+	data, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p := filepath.Join(dir, "copied.hprof.gz")
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var total int64
+	calls := 0
+	w, err := New(Options{Dir: dir, Settle: 10 * time.Millisecond, Delete: true,
+		Handle: func(ctx context.Context, d Dump, g *graph.Graph) error {
+			calls++
+			for _, v := range g.Views {
+				if v.Name == "heap" {
+					for _, s := range v.Samples {
+						total += s.Values[0]
+					}
+				}
+			}
+			return nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Scan(context.Background())
+	time.Sleep(30 * time.Millisecond)
+	w.Scan(context.Background())
+	if calls != 1 {
+		t.Fatalf("%d conversions, want 1", calls)
+	}
+	// summary.json of the oracle: instances_sum_of_histogram.
+	if total != 78754 {
+		t.Errorf("%d instances, the oracle counts 78754", total)
+	}
+	if _, err := os.Stat(p); err == nil {
+		t.Error("the dump was not deleted")
+	}
+}
