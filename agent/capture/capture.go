@@ -262,73 +262,67 @@ func checkSpace(ctx context.Context, t *attach.Target, sock string, o Options, r
 
 func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }
 
-// dump asks for the heap dump and converts the file while it grows.
-func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Result) (*Result, error) {
+// dumpCommand names the dump file (as the JVM sees it) and builds the
+// jcmd line that writes it.
+func dumpCommand(t *attach.Target, o Options, at time.Time) (jvmPath, cmd string) {
 	ext := ".hprof"
 	if o.Gzip > 0 {
 		ext += ".gz"
 	}
-	res.Time = time.Now()
-	jvmPath := path.Join(o.Dir, fmt.Sprintf("hprof2pprof-%d-%d%s", t.NSPID, res.Time.UnixNano(), ext))
-	ours := t.Path(jvmPath)
-	cmd := "GC.heap_dump"
+	jvmPath = path.Join(o.Dir, fmt.Sprintf("hprof2pprof-%d-%d%s", t.NSPID, at.UnixNano(), ext))
+	cmd = "GC.heap_dump"
 	if o.All {
 		cmd += " -all"
 	}
 	if o.Gzip > 0 {
 		cmd += " -gz=" + strconv.Itoa(o.Gzip)
 	}
-	cmd += " " + jvmPath
-	before := safepointTime(t)
-	dctx := ctx
-	if o.DumpTimeout > 0 {
-		var cancel context.CancelFunc
-		dctx, cancel = context.WithTimeout(ctx, o.DumpTimeout)
-		defer cancel()
-	}
-	o.Logger.Info("heap dump asked", "pid", t.PID, "main", res.JVM.MainClass, "file", ours, "all", o.All, "gzip", o.Gzip)
-	done := make(chan struct{})
-	var reply *attach.Reply
-	var jerr error
+	return jvmPath, cmd + " " + jvmPath
+}
+
+// jcmdCall is a jcmd under way; err and reply are set when done closes.
+type jcmdCall struct {
+	done  chan struct{}
+	reply *attach.Reply
+	err   error
+}
+
+func startJcmd(ctx context.Context, t *attach.Target, sock, line string) *jcmdCall {
+	c := &jcmdCall{done: make(chan struct{})}
 	go func() {
-		defer close(done)
-		reply, jerr = attach.Jcmd(dctx, t, sock, cmd)
+		defer close(c.done)
+		c.reply, c.err = attach.Jcmd(ctx, t, sock, line)
 	}()
-	if o.started != nil {
-		o.started(ours)
-	}
+	return c
+}
+
+// dump asks for the heap dump and converts the file while it grows.
+func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Result) (*Result, error) {
+	res.Time = time.Now()
+	jvmPath, cmd := dumpCommand(t, o, res.Time)
+	ours := t.Path(jvmPath)
 	// The directory is held open: a JVM that dies mid-dump takes its
-	// /proc/PID/root with it, and its file must still be removed.
+	// /proc/PID/root with it, and its file must still be read and removed.
 	dirf, err := os.Open(t.Path(o.Dir))
 	if err != nil {
 		return nil, fmt.Errorf("capture: pid %d: the dump directory %s: %w", t.PID, o.Dir, err)
 	}
 	defer dirf.Close()
 	defer syscall.Unlinkat(int(dirf.Fd()), path.Base(jvmPath)) // a kept dump is a link or a copy
-	// The file is read through the directory held open too.
 	held := fmt.Sprintf("/proc/self/fd/%d/%s", dirf.Fd(), path.Base(jvmPath))
-	f := &follower{ctx: dctx, path: held, done: done, poll: 20 * time.Millisecond}
-	copts := o.Convert
-	if len(copts.Views) == 0 {
-		copts.Views = []string{"heap"}
+	dctx := ctx
+	if o.DumpTimeout > 0 {
+		var cancel context.CancelFunc
+		dctx, cancel = context.WithTimeout(ctx, o.DumpTimeout)
+		defer cancel()
 	}
-	// The heap view is built in one pass, so it streams; threads and
-	// retained read parts of the file again, so they wait for the file.
-	streamed := !slices.ContainsFunc(copts.Views, func(v string) bool { return v != "heap" })
-	var g *graph.Graph
-	var cerr error
-	if streamed {
-		g, cerr = convertNiced(dctx, f, ours, copts)
+	before := safepointTime(t)
+	o.Logger.Info("heap dump asked", "pid", t.PID, "main", res.JVM.MainClass, "file", ours, "all", o.All, "gzip", o.Gzip)
+	call := startJcmd(dctx, t, sock, cmd)
+	if o.started != nil {
+		o.started(ours)
 	}
-	f.Close()
-	<-done
-	if !streamed && (jerr == nil || errors.Is(jerr, attach.ErrJVMGone)) {
-		if fi, err := os.Lstat(held); err != nil || !fi.Mode().IsRegular() {
-			cerr = fmt.Errorf("the dump %s is not a regular file", ours)
-		} else {
-			g, cerr = convert.ConvertFile(dctx, held, copts)
-		}
-	}
+	g, streamed, cerr := convertDump(dctx, call, held, ours, o.Convert)
 	res.Took = time.Since(res.Time)
 	if after := safepointTime(t); after >= before && before >= 0 {
 		res.Pause = after - before
@@ -336,7 +330,7 @@ func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Re
 	if fi, err := os.Stat(held); err == nil {
 		res.DumpBytes = fi.Size()
 	}
-	if err := dumpError(t, reply, jerr); err != nil {
+	if err := dumpError(t, call.reply, call.err); err != nil {
 		if g != nil && errors.Is(err, attach.ErrJVMGone) {
 			res.Graph = g
 			return res, err
@@ -350,7 +344,7 @@ func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Re
 		// A JVM older than 17 patches segment lengths after writing
 		// them: read the finished file from its start.
 		o.Logger.Info("reading the finished dump again", "pid", t.PID, "why", g.Lost)
-		if g2, err := convert.ConvertFile(ctx, held, copts); err == nil {
+		if g2, err := convert.ConvertFile(ctx, held, withDefaultView(o.Convert)); err == nil {
 			g = g2
 		}
 	}
@@ -363,6 +357,38 @@ func dump(ctx context.Context, t *attach.Target, sock string, o Options, res *Re
 	}
 	o.Logger.Info("heap dump done", "pid", t.PID, "bytes", res.DumpBytes, "took", res.Took, "pause", res.Pause)
 	return res, nil
+}
+
+// withDefaultView: the conversion options, the heap view when none is asked for.
+func withDefaultView(c convert.Options) convert.Options {
+	if len(c.Views) == 0 {
+		c.Views = []string{"heap"}
+	}
+	return c
+}
+
+// convertDump converts the dump: the heap view, built in one pass, while
+// the JVM writes it; views that read parts of the file again (threads,
+// retained) once it is written. It returns when the JVM has answered.
+func convertDump(ctx context.Context, call *jcmdCall, held, name string, c convert.Options) (*graph.Graph, bool, error) {
+	copts := withDefaultView(c)
+	streamed := !slices.ContainsFunc(copts.Views, func(v string) bool { return v != "heap" })
+	if streamed {
+		f := &follower{ctx: ctx, path: held, done: call.done, poll: 20 * time.Millisecond}
+		g, err := convertNiced(ctx, f, name, copts)
+		f.Close()
+		<-call.done
+		return g, true, err
+	}
+	<-call.done
+	if call.err != nil && !errors.Is(call.err, attach.ErrJVMGone) {
+		return nil, false, nil
+	}
+	if fi, err := os.Lstat(held); err != nil || !fi.Mode().IsRegular() {
+		return nil, false, fmt.Errorf("the dump %s is not a regular file", name)
+	}
+	g, err := convert.ConvertFile(ctx, held, copts)
+	return g, false, err
 }
 
 // dumpError turns the JVM's answer into an error: the command is
