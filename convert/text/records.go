@@ -115,8 +115,9 @@ func (p *parser) monitorEvent(n int, line string) error {
 	who := rest[i+2:]
 	var thread uint32
 	if who != "<unknown thread>" {
-		num, ok := strings.CutPrefix(who, "thread ")
-		if thread, ok = parseSerial(num); !ok || num == "" {
+		num, prefixed := strings.CutPrefix(who, "thread ")
+		var ok bool
+		if thread, ok = parseSerial(num); !prefixed || !ok || num == "" {
 			return syntaxErr(n, "malformed thread in "+kind+" line", line)
 		}
 	}

@@ -1,6 +1,6 @@
 //go:build linux
 
-package convert
+package source
 
 import "syscall"
 

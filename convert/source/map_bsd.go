@@ -1,5 +1,5 @@
 //go:build darwin || freebsd || netbsd || openbsd
 
-package convert
+package source
 
 const mapPopulate = 0

@@ -1,4 +1,4 @@
-package names
+package javaname
 
 import "testing"
 
@@ -18,6 +18,11 @@ func TestClass(t *testing.T) {
 		{"com/example/Outer$Inner", "com.example.Outer$Inner"},
 		{"[X", "[X"},
 		{"", ""},
+		// Where the binary and text decoders once had rules of their own.
+		{"[V", "[V"},   // no array of void
+		{"[L;", "[L;"}, // no element name
+		{"[[Ljava.lang.String;", "java.lang.String[][]"},
+		{"java/lang/Thread/0x01", "java.lang.Thread.0x01"},
 	} {
 		if got := Class(c.in); got != c.want {
 			t.Errorf("Class(%q) = %q, want %q", c.in, got, c.want)

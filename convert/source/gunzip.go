@@ -1,4 +1,4 @@
-package convert
+package source
 
 import (
 	"bufio"
@@ -127,9 +127,9 @@ func inflateMemberGo(f io.ReaderAt, size, start int64, block int) member {
 	return m
 }
 
-// parallelGunzip reads a JDK chunked gzip file, inflating members on
+// ParallelGunzip reads a JDK chunked gzip file, inflating members on
 // several goroutines. It returns ok=false for other files.
-func parallelGunzip(f *os.File) (io.ReadCloser, bool) {
+func ParallelGunzip(f *os.File) (io.ReadCloser, bool) {
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil, false

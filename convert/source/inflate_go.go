@@ -1,6 +1,6 @@
 //go:build !(cgo && libdeflate)
 
-package convert
+package source
 
 import "io"
 
@@ -17,5 +17,5 @@ func (m *memberInflater) inflate(f io.ReaderAt, size, start int64) member {
 
 func (m *memberInflater) close() {}
 
-// inflateImpl names the member inflater, for messages and benchmarks.
-const inflateImpl = "klauspost/compress"
+// InflateImpl names the member inflater, for messages and benchmarks.
+const InflateImpl = "klauspost/compress"

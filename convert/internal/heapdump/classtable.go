@@ -1,4 +1,4 @@
-package convert
+package heapdump
 
 // classTable maps class object IDs to their counts: open addressing with
 // linear probing over a power-of-two table. A heap dump has thousands of
@@ -6,9 +6,9 @@ package convert
 // cost, so it avoids the general map's hashing and indirection.
 type classTable struct {
 	keys  []uint64
-	vals  []*objAcc
+	vals  []*Acc
 	n     int
-	zero  *objAcc // class ID 0 (invalid, but a file may say it)
+	zero  *Acc // class ID 0 (invalid, but a file may say it)
 	shift uint
 }
 
@@ -21,7 +21,7 @@ func newClassTable() *classTable {
 func (t *classTable) resize(size int) {
 	old, oldVals := t.keys, t.vals
 	t.keys = make([]uint64, size)
-	t.vals = make([]*objAcc, size)
+	t.vals = make([]*Acc, size)
 	t.shift = 64
 	for s := size; s > 1; s >>= 1 {
 		t.shift--
@@ -36,7 +36,7 @@ func (t *classTable) resize(size int) {
 }
 
 // slot returns where id's value lives, claiming an empty slot for it.
-func (t *classTable) slot(id uint64) **objAcc {
+func (t *classTable) slot(id uint64) **Acc {
 	mask := uint64(len(t.keys) - 1)
 	i := (id * 0x9E3779B97F4A7C15) >> t.shift
 	for {
@@ -52,16 +52,16 @@ func (t *classTable) slot(id uint64) **objAcc {
 }
 
 // get returns the counts of class id, creating them.
-func (t *classTable) get(id uint64) *objAcc {
+func (t *classTable) get(id uint64) *Acc {
 	if id == 0 {
 		if t.zero == nil {
-			t.zero = &objAcc{}
+			t.zero = &Acc{}
 		}
 		return t.zero
 	}
 	p := t.slot(id)
 	if *p == nil {
-		*p = &objAcc{}
+		*p = &Acc{}
 		t.n++
 		if t.n*2 > len(t.keys) {
 			acc := *p
@@ -73,7 +73,7 @@ func (t *classTable) get(id uint64) *objAcc {
 }
 
 // each calls fn for every class with counts.
-func (t *classTable) each(fn func(id uint64, acc *objAcc)) {
+func (t *classTable) each(fn func(id uint64, acc *Acc)) {
 	if t.zero != nil {
 		fn(0, t.zero)
 	}

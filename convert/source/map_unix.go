@@ -1,6 +1,6 @@
 //go:build linux || darwin || freebsd || netbsd || openbsd
 
-package convert
+package source
 
 import (
 	"fmt"
@@ -9,11 +9,11 @@ import (
 	"syscall"
 )
 
-// mapSpan maps a span of f read-only, without copying it, and returns
+// Map maps a span of f read-only, without copying it, and returns
 // its bytes and a function that unmaps them (so the pages leave our
 // resident set as soon as the span is parsed). ok is false when the span
 // cannot be mapped; the caller reads it instead.
-func mapSpan(f *os.File, off, n int64) (b []byte, unmap func(), ok bool) {
+func Map(f *os.File, off, n int64) (b []byte, unmap func(), ok bool) {
 	if n == 0 {
 		return nil, nil, false
 	}
@@ -26,10 +26,10 @@ func mapSpan(f *os.File, off, n int64) (b []byte, unmap func(), ok bool) {
 	return m[off-start:], func() { syscall.Munmap(m) }, true
 }
 
-// guardFaults makes a fault on mapped memory (the file shrank under us:
+// GuardFaults makes a fault on mapped memory (the file shrank under us:
 // a JVM still writing it, a disk error) a panic that fn's caller turns
 // into an error, instead of a crash.
-func guardFaults(fn func()) (err error) {
+func GuardFaults(fn func()) (err error) {
 	old := debug.SetPanicOnFault(true)
 	defer debug.SetPanicOnFault(old)
 	defer func() {

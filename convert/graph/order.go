@@ -1,17 +1,17 @@
-package convert
+package graph
 
 import (
+	"slices"
 	"strconv"
-
-	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"strings"
 )
 
-// compareStacks orders two stacks as the strings of their frames would
+// CompareStacks orders two stacks as the strings of their frames would
 // sort, each frame written "Function Signature File:Line;", without
 // building those strings: sorting a view compares stacks O(n log n)
 // times, and a deep stack's string can be long. Stacks that differ only
 // in a line number sort apart.
-func compareStacks(g *graph.Graph, a, b graph.StackID) int {
+func (g *Graph) CompareStacks(a, b StackID) int {
 	if a == b {
 		return 0
 	}
@@ -37,8 +37,8 @@ func compareStacks(g *graph.Graph, a, b graph.StackID) int {
 
 // stackPieces yields the bytes of a stack's sort key one at a time.
 type stackPieces struct {
-	g     *graph.Graph
-	s     graph.Stack
+	g     *Graph
+	s     Stack
 	frame int
 	part  int // index into the parts of the current frame
 	i     int // byte within the part
@@ -49,8 +49,8 @@ type stackPieces struct {
 // file, ":", line, ";".
 const frameParts = 10
 
-func (p *stackPieces) piece(f *graph.Frame) string {
-	method := f.Kind == graph.KindMethod && f.Method != ""
+func (p *stackPieces) piece(f *Frame) string {
+	method := f.Kind == KindMethod && f.Method != ""
 	switch p.part {
 	case 0:
 		return f.Class
@@ -95,4 +95,53 @@ func (p *stackPieces) next() (byte, bool) {
 		}
 	}
 	return 0, false
+}
+
+// SortSamples puts a view's samples in the canonical order: by value,
+// largest first (the last value type first), then by stack, then by
+// labels, so outputs are stable run to run.
+func (g *Graph) SortSamples(v *View) {
+	slices.SortStableFunc(v.Samples, func(a, b Sample) int {
+		for i := len(a.Values) - 1; i >= 0; i-- {
+			if a.Values[i] != b.Values[i] {
+				if a.Values[i] > b.Values[i] {
+					return -1
+				}
+				return 1
+			}
+		}
+		if c := g.CompareStacks(a.Stack, b.Stack); c != 0 {
+			return c
+		}
+		return strings.Compare(labelKey(a.Labels), labelKey(b.Labels))
+	})
+}
+
+func labelKey(ls []Label) string {
+	var b strings.Builder
+	for _, l := range ls {
+		b.WriteString(l.Key + "=" + l.Str + ";")
+	}
+	return b.String()
+}
+
+// SortThreads orders threads by name, then serial, then object ID.
+func SortThreads(ts []Thread) {
+	slices.SortStableFunc(ts, func(a, b Thread) int {
+		if c := strings.Compare(a.Name, b.Name); c != 0 {
+			return c
+		}
+		if a.Serial != b.Serial {
+			if a.Serial < b.Serial {
+				return -1
+			}
+			return 1
+		}
+		if a.ObjectID < b.ObjectID {
+			return -1
+		} else if a.ObjectID > b.ObjectID {
+			return 1
+		}
+		return 0
+	})
 }

@@ -1,4 +1,4 @@
-package convert
+package source
 
 import (
 	"context"
@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"runtime/metrics"
 	"time"
-
-	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 )
 
 // ErrMemoryLimit: decoding needed more memory than Options.MaxMemory.
@@ -19,12 +17,12 @@ const memoryPoll = 20 * time.Millisecond
 // heapMetric is the Go heap occupied by objects, live or not yet swept.
 const heapMetric = "/memory/classes/heap/objects:bytes"
 
-// watchMemory returns a context that is cancelled with an error wrapping
+// WatchMemory returns a context that is cancelled with an error wrapping
 // ErrMemoryLimit once the process's Go heap exceeds limit bytes. The
 // decoders stop at their next context check, so a hostile or huge input
 // ends with a clear error instead of the kernel's OOM killer. stop ends
 // the watch.
-func watchMemory(parent context.Context, limit int64) (ctx context.Context, stop func()) {
+func WatchMemory(parent context.Context, limit int64) (ctx context.Context, stop func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	done := make(chan struct{})
 	sample := []metrics.Sample{{Name: heapMetric}}
@@ -34,7 +32,7 @@ func watchMemory(parent context.Context, limit int64) (ctx context.Context, stop
 			return false
 		}
 		if used := int64(sample[0].Value.Uint64()); used > limit {
-			cancel(fmt.Errorf("%w: the heap holds %s, over the limit of %s (raise it with --max-memory)", ErrMemoryLimit, sizeText(used), sizeText(limit)))
+			cancel(fmt.Errorf("%w: the heap holds %s, over the limit of %s (raise it with --max-memory)", ErrMemoryLimit, SizeText(used), SizeText(limit)))
 			return true
 		}
 		return false
@@ -61,25 +59,10 @@ func watchMemory(parent context.Context, limit int64) (ctx context.Context, stop
 	return ctx, func() { close(done); cancel(nil) }
 }
 
-// sizeText prints a byte count in MiB or GiB.
-func sizeText(n int64) string {
+// SizeText prints a byte count in MiB or GiB.
+func SizeText(n int64) string {
 	if n >= 1<<30 {
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
 	}
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-}
-
-// limited runs decode under opts.MaxMemory (when set): a decode stopped
-// by the limit returns the limit's error, not the cancellation.
-func limited(ctx context.Context, opts Options, decode func(context.Context, Options) (*graph.Graph, error)) (*graph.Graph, error) {
-	if opts.MaxMemory <= 0 {
-		return decode(ctx, opts)
-	}
-	ctx, stop := watchMemory(ctx, opts.MaxMemory)
-	defer stop()
-	g, err := decode(ctx, opts)
-	if cause := context.Cause(ctx); errors.Is(cause, ErrMemoryLimit) {
-		return nil, cause
-	}
-	return g, err
 }

@@ -1,6 +1,6 @@
 //go:build cgo && libdeflate
 
-package convert
+package source
 
 /*
 #cgo LDFLAGS: -ldeflate
@@ -69,4 +69,4 @@ func (m *memberInflater) inflate(f io.ReaderAt, size, start int64) member {
 	return member{start: start, end: start + int64(inUsed), data: out[:outLen]}
 }
 
-const inflateImpl = "libdeflate"
+const InflateImpl = "libdeflate"
