@@ -20,6 +20,13 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 )
 
+func init() {
+	examples["agent"] = append(examples["agent"],
+		"hprof2pprof agent --watch /dumps --watch-delete --otlp-endpoint 127.0.0.1:4317 --insecure   # OOM dumps (-XX:HeapDumpPath=/dumps)",
+		"hprof2pprof agent --capture-old-gen 90 --capture-cooldown 1h --capture-every 6h --out profiles/",
+	)
+}
+
 // liveFlags are agent's flags for today's JVMs: heap dumps picked up
 // from a directory, and captures on a timer or on old-generation
 // occupancy.

@@ -21,6 +21,13 @@ import (
 )
 
 func init() {
+	examples["capture"] = []string{
+		"hprof2pprof capture --list                          # local JVMs, containers included, without attaching",
+		"hprof2pprof capture -o heap.pb.gz 4242              # dump pid 4242 (live objects), convert, delete the dump",
+		"go tool pprof -top heap.pb.gz                       # the JVM's class histogram",
+		"hprof2pprof capture --endpoint 127.0.0.1:4317 --insecure 4242   # to an OpenTelemetry Collector",
+		"hprof2pprof capture --all --gzip 1 --keep dump.hprof.gz -d out/ 4242",
+	}
 	registerCommand(command{name: "capture", summary: "take a heap dump of running JVMs (PIDs) by attaching natively, convert it, push it; --list lists JVMs", run: runCapture})
 }
 
