@@ -141,6 +141,7 @@ func TestCaptureCLIPermission(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); ok {
 		code = ee.ExitCode()
 	}
+	t.Logf("as nobody: exit %d: %s", code, out)
 	if code != exitRefused || !strings.Contains(string(out), "permission denied") {
 		t.Errorf("exit %d, want %d and 'permission denied':\n%s", code, exitRefused, out)
 	}
