@@ -106,8 +106,9 @@ func (lv *live) run(ctx context.Context) (func(), error) {
 			re = regexp.MustCompile(lv.l.match)
 		}
 		o := capture.TriggerOptions{Every: lv.l.every, OldGen: lv.l.oldGen / 100, Cooldown: lv.l.cooldown, Match: re,
-			Capture: capture.Options{All: lv.l.all, Gzip: lv.l.gzip, Dir: lv.l.dumpDir, Convert: copts, Logger: lv.log},
-			Handle:  lv.captured, Logger: lv.log.With("trigger", "capture")}
+			Capture: capture.Options{All: lv.l.all, Gzip: lv.l.gzip, Dir: lv.l.dumpDir, Convert: copts, Logger: lv.log,
+				AttachTimeout: 10 * time.Second, DumpTimeout: 30 * time.Minute},
+			Handle: lv.captured, Logger: lv.log.With("trigger", "capture")}
 		lv.log.Info("capturing local JVMs", "every", lv.l.every, "old_gen_percent", lv.l.oldGen, "cooldown", lv.l.cooldown)
 		wg.Add(1)
 		go func() { defer wg.Done(); capture.RunTriggers(ctx, o) }()
@@ -117,7 +118,6 @@ func (lv *live) run(ctx context.Context) (func(), error) {
 
 // watched exports one dump found in the watched directory.
 func (lv *live) watched(ctx context.Context, d watch.Dump, g *graph.Graph) error {
-	lv.metrics.Watched.Add(1)
 	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(d.Path), ".gz"), ".hprof")
 	w := &agent.Window{JVM: name, Attrs: lv.attrs("watch", d.Path), Start: d.ModTime, End: d.ModTime, Graph: g}
 	if d.PID > 0 {
@@ -125,13 +125,18 @@ func (lv *live) watched(ctx context.Context, d watch.Dump, g *graph.Graph) error
 		// when the PID is a JVM (not one reused by something else).
 		if t, err := attach.Resolve(d.PID); err == nil {
 			if ok, _ := t.IsHotSpot(); ok {
-				if info, err := jvm.Describe(t); err == nil {
+				// Started after the dump: another JVM under a reused PID.
+				if info, err := jvm.Describe(t); err == nil && !info.Started.After(d.ModTime) {
 					w.JVMInfo = info
 				}
 			}
 		}
 	}
-	return lv.export(ctx, w)
+	if err := lv.export(ctx, w); err != nil {
+		return err
+	}
+	lv.metrics.Watched.Add(1)
+	return nil
 }
 
 // captured exports one capture, with what it cost the JVM.
