@@ -26,7 +26,12 @@ func needRoot(t *testing.T) {
 // own PID there, and its capture matches its histogram.
 func TestCaptureContainer(t *testing.T) {
 	needRoot(t)
-	home := jvmtest.Home(t, 17)
+	for _, major := range []int{17, 25} {
+		t.Run(fmt.Sprintf("jdk%d", major), func(t *testing.T) { testCaptureContainer(t, jvmtest.Home(t, major)) })
+	}
+}
+
+func testCaptureContainer(t *testing.T, home string) {
 	const n = 3000
 	wrap := []string{"unshare", "--pid", "--mount", "--fork", "--mount-proc", "sh", "-c", `mount -t tmpfs tmpfs /tmp && exec "$0" "$@"`}
 	j := jvmtest.Start(t, jvmtest.Spec{Home: home, Wrap: wrap, JVMArgs: []string{"-Xmx64m"}, Args: []string{"park", fmt.Sprint(n)}})
