@@ -1,5 +1,6 @@
-// Package watch converts the heap dumps that appear in a directory
-// (-XX:HeapDumpPath, a volume jcmd or jmap write to): each once it is
+// Package watch converts the heap dumps that appear in a directory or
+// its subdirectories, three levels deep (-XX:HeapDumpPath, a volume jcmd
+// or jmap write to, a node's per-pod dump directories): each once it is
 // complete, each once, across restarts.
 //
 // When is a dump complete? The JVM writes it front to back and closes
@@ -15,10 +16,12 @@
 package watch
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -40,6 +43,7 @@ type Dump struct {
 	// PID is the writing JVM's PID when the name says it
 	// (java_pid<PID>.hprof, HotSpot's default name); 0 otherwise.
 	PID int
+	Rel string // Path relative to the watched directory
 }
 
 // Handler receives a converted dump; an error leaves the file unmarked,
@@ -117,56 +121,78 @@ func (w *Watcher) Run(ctx context.Context) error {
 // dump (<name>.p<N>) that the JVM merges into the dump itself.
 var skipName = regexp.MustCompile(`(^\.)|(\.p\d+$)|(\.tmp$)|(\.part$)`)
 
-// Scan looks at the directory once and handles every complete dump.
+// maxDepth bounds how deep Scan looks: DIR/<pod>/<container>/dump.hprof
+// covers a node's per-pod dump directories.
+const maxDepth = 3
+
+// Scan looks at the directory (and its subdirectories, to maxDepth;
+// hidden ones and the state directory skipped) once and handles every
+// complete dump.
 func (w *Watcher) Scan(ctx context.Context) {
-	ents, err := os.ReadDir(w.o.Dir)
-	if err != nil {
-		w.o.Logger.Warn("cannot read the watched directory", "dir", w.o.Dir, "err", err)
-		return
-	}
 	now := time.Now()
 	present := map[string]bool{}
-	for _, e := range ents {
-		if ctx.Err() != nil {
-			return
-		}
-		name := e.Name()
-		if !e.Type().IsRegular() || skipName.MatchString(name) {
-			continue
-		}
-		present[name] = true
-		fi, err := e.Info()
+	err := filepath.WalkDir(w.o.Dir, func(p string, e fs.DirEntry, err error) error {
 		if err != nil {
-			continue
+			if p == w.o.Dir {
+				return err
+			}
+			return nil // a subdirectory we may not read
 		}
-		s := w.files[name]
-		if s == nil || s.size != fi.Size() || !s.mod.Equal(fi.ModTime()) {
-			w.files[name] = &seen{size: fi.Size(), mod: fi.ModTime(), stable: now, failed: -1}
-			continue
+		if ctx.Err() != nil {
+			return filepath.SkipAll
 		}
-		if now.Sub(s.stable) < w.o.Settle || s.failed == fi.Size() || fi.Size() == 0 {
-			continue
+		rel, _ := filepath.Rel(w.o.Dir, p)
+		if e.IsDir() {
+			if p != w.o.Dir && (strings.HasPrefix(e.Name(), ".") || p == w.o.StateDir || strings.Count(rel, string(filepath.Separator)) >= maxDepth-1) {
+				return filepath.SkipDir
+			}
+			return nil
 		}
-		p := filepath.Join(w.o.Dir, name)
-		d := Dump{Path: p, Size: fi.Size(), ModTime: fi.ModTime(), PID: pidFromName(name)}
-		if w.done(d) {
-			continue
+		if !e.Type().IsRegular() || skipName.MatchString(e.Name()) {
+			return nil
 		}
-		if !isDump(p) {
-			s.failed = fi.Size()
-			continue
-		}
-		if openForWriting(fi) {
-			continue
-		}
-		if !w.handle(ctx, d) {
-			s.failed = fi.Size()
-		}
+		present[rel] = true
+		w.consider(ctx, rel, e, now)
+		return nil
+	})
+	if err != nil {
+		w.o.Logger.Warn("cannot read the watched directory", "dir", w.o.Dir, "err", err)
 	}
 	for name := range w.files {
 		if !present[name] {
 			delete(w.files, name)
 		}
+	}
+}
+
+// consider handles one file once it has settled and is complete.
+func (w *Watcher) consider(ctx context.Context, rel string, e fs.DirEntry, now time.Time) {
+	fi, err := e.Info()
+	if err != nil {
+		return
+	}
+	s := w.files[rel]
+	if s == nil || s.size != fi.Size() || !s.mod.Equal(fi.ModTime()) {
+		w.files[rel] = &seen{size: fi.Size(), mod: fi.ModTime(), stable: now, failed: -1}
+		return
+	}
+	if now.Sub(s.stable) < w.o.Settle || s.failed == fi.Size() || fi.Size() == 0 {
+		return
+	}
+	p := filepath.Join(w.o.Dir, rel)
+	d := Dump{Path: p, Size: fi.Size(), ModTime: fi.ModTime(), PID: pidFromName(e.Name()), Rel: rel}
+	if w.done(d) {
+		return
+	}
+	if !isDump(p) {
+		s.failed = fi.Size()
+		return
+	}
+	if openForWriting(fi) {
+		return
+	}
+	if !w.handle(ctx, d) {
+		s.failed = fi.Size()
 	}
 }
 
@@ -198,8 +224,10 @@ func (w *Watcher) handle(ctx context.Context, d Dump) bool {
 	return true
 }
 
+// markPath: one mark per file, named by its path under the directory
+// ("pod1/java_pid1.hprof" → "pod1%2Fjava_pid1.hprof.done").
 func (w *Watcher) markPath(d Dump) string {
-	return filepath.Join(w.o.StateDir, filepath.Base(d.Path)+".done")
+	return filepath.Join(w.o.StateDir, strings.ReplaceAll(strings.ReplaceAll(d.Rel, "%", "%25"), string(filepath.Separator), "%2F")+".done")
 }
 
 func markText(d Dump) string {
@@ -242,7 +270,24 @@ func isDump(p string) bool {
 	head := make([]byte, 13)
 	n, _ := io.ReadFull(f, head)
 	head = head[:n]
-	return strings.HasPrefix(string(head), "JAVA PROFILE ") || (n >= 2 && head[0] == 0x1f && head[1] == 0x8b)
+	if strings.HasPrefix(string(head), "JAVA PROFILE ") {
+		return true
+	}
+	if n < 2 || head[0] != 0x1f || head[1] != 0x8b {
+		return false
+	}
+	// gzip: an HPROF inside, not some other compressed file (the agent's
+	// own .pb.gz profiles may be written below the watched directory).
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return false
+	}
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return false
+	}
+	inner := make([]byte, 13)
+	n, _ = io.ReadFull(zr, inner)
+	return strings.HasPrefix(string(inner[:n]), "JAVA PROFILE ")
 }
 
 // openForWriting reports whether any process has the file open for

@@ -1,6 +1,8 @@
 package watch
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"os"
 	"os/exec"
@@ -151,6 +153,13 @@ func TestWatchIgnoresOthersAndPartial(t *testing.T) {
 		t.Fatal(err)
 	}
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("hello"), 0o644)
+	// A gzip file that is not an HPROF (a profile the agent wrote below).
+	var zb bytes.Buffer
+	zw := gzip.NewWriter(&zb)
+	zw.Write([]byte("not a heap dump"))
+	zw.Close()
+	os.MkdirAll(filepath.Join(dir, "profiles"), 0o755)
+	os.WriteFile(filepath.Join(dir, "profiles", "heap.pb.gz"), zb.Bytes(), 0o644)
 	f, err := os.Create(filepath.Join(dir, "growing.hprof"))
 	if err != nil {
 		t.Fatal(err)
@@ -162,7 +171,7 @@ func TestWatchIgnoresOthersAndPartial(t *testing.T) {
 		time.Sleep(30 * time.Millisecond)
 	}
 	if calls != 0 {
-		t.Errorf("%d files handled, want none (one is not a dump, one is open for writing)", calls)
+		t.Errorf("%d files handled, want none (two are not dumps, one is open for writing)", calls)
 	}
 }
 
@@ -211,7 +220,7 @@ func TestWatchCorpusOom(t *testing.T) {
 	}
 }
 
-// TestWatchDeleteGzipCopy: a gzip dump copied into the directory (by a
+// TestWatchDeleteGzipCopy: a gzip dump copied into a subdirectory (by a
 // tool, not a JVM) is converted whole — its instance total is the
 // oracle's — and, with Delete, removed afterwards.
 func TestWatchDeleteGzipCopy(t *testing.T) {
@@ -221,7 +230,9 @@ func TestWatchDeleteGzipCopy(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	p := filepath.Join(dir, "copied.hprof.gz")
+	// A node's per-pod directories: DIR/<pod>/<dump>.
+	os.MkdirAll(filepath.Join(dir, "pod1"), 0o755)
+	p := filepath.Join(dir, "pod1", "copied.hprof.gz")
 	if err := os.WriteFile(p, data, 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ type liveFlags struct {
 }
 
 func (l *liveFlags) add(fs *flag.FlagSet) {
-	fs.StringVar(&l.watchDir, "watch", "", "convert and export each new heap dump (plain or gzip) that appears in `DIR`, once complete (e.g. the JVMs' -XX:HeapDumpPath)")
+	fs.StringVar(&l.watchDir, "watch", "", "convert and export each new heap dump (plain or gzip) that appears in `DIR` or its subdirectories (3 deep), once complete (e.g. the JVMs' -XX:HeapDumpPath)")
 	fs.StringVar(&l.watchState, "watch-state", "", "where --watch keeps its done marks (default: DIR/.hprof2pprof)")
 	fs.BoolVar(&l.watchDelete, "watch-delete", false, "delete each watched dump once exported")
 	fs.DurationVar(&l.settle, "watch-settle", 2*time.Second, "a watched dump is complete when unchanged this long and no process has it open for writing")
@@ -118,7 +118,9 @@ func (lv *live) run(ctx context.Context) (func(), error) {
 
 // watched exports one dump found in the watched directory.
 func (lv *live) watched(ctx context.Context, d watch.Dump, g *graph.Graph) error {
-	name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(d.Path), ".gz"), ".hprof")
+	// pod1/java_pid1.hprof → pod1_java_pid1: dumps of one name in
+	// several subdirectories stay apart.
+	name := strings.ReplaceAll(strings.TrimSuffix(strings.TrimSuffix(d.Rel, ".gz"), ".hprof"), string(filepath.Separator), "_")
 	w := &agent.Window{JVM: name, Attrs: lv.attrs("watch", d.Path), Start: d.ModTime, End: d.ModTime, Graph: g}
 	if d.PID > 0 {
 		// A JVM that wrote its OOM dump may still be running; describe it
