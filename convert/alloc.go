@@ -16,7 +16,7 @@ func (d *binDecoder) siteClass(site hprof.AllocSite) string {
 	if site.ArrayType != 0 && site.ArrayType != hprof.TypeObject {
 		class := site.ArrayType.JavaName() + "[]"
 		if class == "[]" {
-			g.SoftFail("site has invalid array type")
+			g.SoftFail(graph.SoftSiteInvalidArrayType)
 			class = fmt.Sprintf("array-type-%d[]", site.ArrayType)
 		}
 		return class
@@ -24,7 +24,7 @@ func (d *binDecoder) siteClass(site hprof.AllocSite) string {
 	if obj, ok := d.sym.ClassSerial[site.ClassSerial]; ok {
 		return d.sym.ClassName[obj]
 	}
-	g.SoftFail("site names missing class")
+	g.SoftFail(graph.SoftSiteMissingClass)
 	return fmt.Sprintf("unknown-class-serial-%d", site.ClassSerial)
 }
 

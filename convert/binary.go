@@ -58,7 +58,7 @@ func newBinDecoder(g *graph.Graph, opts Options) *binDecoder {
 	}
 	d.names = frames.NewNamer(d.sym, opts.Mapping, g)
 	d.sym.NameClass = func(id uint64, name string) string { return d.names.ClassName(id, javaname.Class(name)) }
-	d.sym.SoftFail = func(msg string) { d.g.SoftFail(msg) }
+	d.sym.SoftFail = func(f hprof.SymbolFault) { d.g.SoftFail(symbolSoftKind[f]) }
 	return d
 }
 
@@ -84,7 +84,7 @@ func (d *binDecoder) run(ctx context.Context, r *hprof.Reader) error {
 		}
 		d.g.Source.Records[rec.Tag.String()]++
 		if !rec.Tag.Known() {
-			d.g.SoftFail(fmt.Sprintf("unknown record tag 0x%02X skipped", uint8(rec.Tag)))
+			d.g.SoftFailDetail(graph.SoftUnknownRecordTag, fmt.Sprintf("0x%02X", uint8(rec.Tag)))
 			continue // Next skips the body
 		}
 		switch rec.Tag {
@@ -168,7 +168,7 @@ func (d *binDecoder) cpuSamples(rec hprof.Record, body []byte) error {
 		sum += int64(t.Count)
 	}
 	if sum != int64(v.Total) {
-		d.g.SoftFail("CPU SAMPLES total differs from the sum of its traces")
+		d.g.SoftFail(graph.SoftCPUSamplesTotal)
 	}
 	return nil
 }
@@ -283,3 +283,14 @@ func (d *binDecoder) describe() {
 
 // usec converts a record TIME field (µs since the header time).
 func usec(t uint32) time.Duration { return time.Duration(t) * time.Microsecond }
+
+// symbolSoftKind is the soft failure kind of each symbol table fault.
+var symbolSoftKind = [...]graph.SoftKind{
+	hprof.SymDuplicateString:    graph.SoftDuplicateString,
+	hprof.SymClassMissingString: graph.SoftClassMissingString,
+	hprof.SymClassTwoNames:      graph.SoftClassTwoNames,
+	hprof.SymDuplicateFrame:     graph.SoftDuplicateFrame,
+	hprof.SymDuplicateTrace:     graph.SoftDuplicateTrace,
+	hprof.SymThreadSerialReused: graph.SoftThreadSerialReused,
+	hprof.SymEndUnknownThread:   graph.SoftEndUnknownThread,
+}

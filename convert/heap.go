@@ -34,7 +34,7 @@ func (d *binDecoder) buildHeap() {
 			}
 			class = d.sym.ClassName[k.Class]
 			if class == "" {
-				g.SoftFail("CLASS DUMP without LOAD CLASS")
+				g.SoftFail(graph.SoftClassDumpWithoutLoadClass)
 				class = fmt.Sprintf("unknown-class-0x%x", k.Class)
 			}
 		}
@@ -68,7 +68,7 @@ func (d *binDecoder) buildHeap() {
 		bytes += size
 	})
 	if dropped > 0 {
-		g.Soft["objects of a class with no CLASS DUMP (not counted)"] += dropped
+		g.Soft.Add(graph.SoftObjectsMissingClassDump, "", dropped)
 	}
 	g.SortSamples(v)
 	hdr := d.header(oop)

@@ -20,7 +20,10 @@ type heapEnv struct{ d *binDecoder }
 
 func (e heapEnv) String(id uint64) string    { return e.d.sym.Strings[id] }
 func (e heapEnv) ClassName(id uint64) string { return e.d.sym.ClassName[id] }
-func (e heapEnv) SoftFail(msg string)        { e.d.g.SoftFail(msg) }
+func (e heapEnv) SoftFail(k graph.SoftKind)  { e.d.g.SoftFail(k) }
+func (e heapEnv) SoftFailDetail(k graph.SoftKind, detail string) {
+	e.d.g.SoftFailDetail(k, detail)
+}
 
 func (d *binDecoder) env() heapdump.Env { return heapEnv{d} }
 
@@ -162,7 +165,7 @@ func (d *binDecoder) finishDump(h *heapdump.Dump) {
 // (heapdump.Dump.ResolveNames); stdin keeps what that pass found.
 func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.ReadCloser, error)) {
 	if n := d.lastHeap.ResolveNames(ctx, d.env(), reopen); n > 0 {
-		d.g.Soft["thread names not resolved"] += int64(n)
+		d.g.Soft.Add(graph.SoftThreadNamesUnresolved, "", int64(n))
 	}
 }
 

@@ -65,7 +65,7 @@ func TestMappedEqualsStreamed(t *testing.T) {
 					t.Errorf("view %s differs between the mapped and streamed paths", v.Name)
 				}
 			}
-			if strings.Join(mapSoft(mapped.Soft), ",") != strings.Join(mapSoft(streamed.Soft), ",") {
+			if strings.Join(mapSoft(mapped.Soft.Texts()), ",") != strings.Join(mapSoft(streamed.Soft.Texts()), ",") {
 				t.Errorf("soft failures: mapped %v, streamed %v", mapped.Soft, streamed.Soft)
 			}
 		})

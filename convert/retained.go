@@ -35,7 +35,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if reopen == nil {
 		g.Source.Notes = append(g.Source.Notes,
 			"retained view not computed: it reads the input again, which standard input cannot do; convert a file instead")
-		g.SoftFail("retained view needs a file input")
+		g.SoftFail(graph.SoftRetainedNeedsFile)
 		return
 	}
 	oop, _ := d.oopSize(h)
@@ -90,7 +90,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	res, err := retained.Compute(ctx, in)
 	if err != nil {
 		g.Source.Notes = append(g.Source.Notes, "retained view not computed: "+err.Error())
-		g.SoftFail("retained view failed")
+		g.SoftFail(graph.SoftRetainedFailed)
 		return
 	}
 	if probe != nil {

@@ -161,7 +161,7 @@ func (s *Stream) Next() (*Window, error) {
 	s.meta.Source.Records[rec.Tag.String()]++
 	s.lastTime = rec.Time
 	if !rec.Tag.Known() {
-		s.meta.SoftFail(fmt.Sprintf("unknown record tag 0x%02X skipped", uint8(rec.Tag)))
+		s.meta.SoftFailDetail(graph.SoftUnknownRecordTag, fmt.Sprintf("0x%02X", uint8(rec.Tag)))
 		return nil, nil
 	}
 	var w *Window
@@ -230,7 +230,7 @@ func (s *Stream) cut(end uint32) *Window {
 	g.Source.Records = maps.Clone(s.meta.Source.Records)
 	g.Source.Notes = slices.Clone(s.meta.Source.Notes)
 	g.Source.Bytes = s.offset
-	g.Soft, s.meta.Soft = s.meta.Soft, map[string]int64{}
+	g.Soft, s.meta.Soft = s.meta.Soft, graph.SoftCounts{}
 	if s.heapSkipped > 0 {
 		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("%d bytes of heap dump records were skipped: heap dumps are not converted live", s.heapSkipped))
 	}
@@ -273,7 +273,7 @@ func (s *Stream) buildAllocWindow() {
 	delta, kept, reset := s.sites.Next(cur)
 	s.state += kept
 	for range reset {
-		d.g.SoftFail("ALLOC SITES counter went back; delta taken from zero")
+		d.g.SoftFail(graph.SoftSitesCounterBack)
 	}
 	d.sites = &delta
 	d.buildAlloc()

@@ -27,7 +27,7 @@ type Symbols struct {
 	NameClass func(objectID uint64, name string) string
 	// SoftFail, when set, is told of every inconsistency the tables
 	// survive (a duplicate ID, a name missing its string, …).
-	SoftFail func(msg string)
+	SoftFail func(SymbolFault)
 
 	frameBuf []uint64
 }
@@ -45,10 +45,49 @@ func NewSymbols() *Symbols {
 	}
 }
 
-func (s *Symbols) soft(msg string) {
+func (s *Symbols) soft(f SymbolFault) {
 	if s.SoftFail != nil {
-		s.SoftFail(msg)
+		s.SoftFail(f)
 	}
+}
+
+// SymbolFault is one kind of inconsistency the symbol tables survive;
+// graph.SoftKind has one kind for each.
+type SymbolFault uint8
+
+// The symbol faults; the zero value is not one.
+const (
+	// SymDuplicateString: a second STRING IN UTF8 with an ID already seen.
+	SymDuplicateString SymbolFault = iota + 1
+	// SymClassMissingString: a LOAD CLASS whose name string is missing.
+	SymClassMissingString
+	// SymClassTwoNames: a LOAD CLASS giving a class ID a second name.
+	SymClassTwoNames
+	// SymDuplicateFrame: a second STACK FRAME with an ID already seen.
+	SymDuplicateFrame
+	// SymDuplicateTrace: a second STACK TRACE with a serial already seen.
+	SymDuplicateTrace
+	// SymThreadSerialReused: START THREAD with the serial of a thread not ended.
+	SymThreadSerialReused
+	// SymEndUnknownThread: END THREAD naming no started thread.
+	SymEndUnknownThread
+)
+
+var symbolFaultText = [...]string{
+	SymDuplicateString:    "duplicate string ID",
+	SymClassMissingString: "class names missing string",
+	SymClassTwoNames:      "class ID loaded under two names",
+	SymDuplicateFrame:     "duplicate STACK FRAME ID",
+	SymDuplicateTrace:     "duplicate STACK TRACE serial",
+	SymThreadSerialReused: "START THREAD reuses the serial of a running thread",
+	SymEndUnknownThread:   "END THREAD names unknown thread",
+}
+
+func (f SymbolFault) String() string {
+	if int(f) < len(symbolFaultText) && f != 0 {
+		return symbolFaultText[f]
+	}
+	return fmt.Sprintf("SymbolFault(%d)", uint8(f))
 }
 
 // IsSymbol reports whether records with tag t go to the symbol tables.
@@ -90,7 +129,7 @@ func (s *Symbols) addString(r *Reader, rec Record, body []byte) error {
 		return err
 	}
 	if _, dup := s.Strings[v.ID]; dup {
-		s.soft("duplicate string ID")
+		s.soft(SymDuplicateString)
 	}
 	s.Strings[v.ID] = string(v.Text)
 	return nil
@@ -103,7 +142,7 @@ func (s *Symbols) addClass(r *Reader, rec Record, body []byte) error {
 	}
 	name, ok := s.Strings[v.NameID]
 	if !ok {
-		s.soft("class names missing string")
+		s.soft(SymClassMissingString)
 		name = fmt.Sprintf("unknown-class-0x%x", v.ObjectID)
 	}
 	if s.NameClass != nil {
@@ -111,7 +150,7 @@ func (s *Symbols) addClass(r *Reader, rec Record, body []byte) error {
 	}
 	if old, dup := s.ClassName[v.ObjectID]; dup {
 		if old != name {
-			s.soft("class ID loaded under two names")
+			s.soft(SymClassTwoNames)
 		} else {
 			s.RepeatedLoads++
 		}
@@ -127,7 +166,7 @@ func (s *Symbols) addFrame(r *Reader, rec Record, body []byte) error {
 		return err
 	}
 	if _, dup := s.Frames[v.ID]; dup {
-		s.soft("duplicate STACK FRAME ID")
+		s.soft(SymDuplicateFrame)
 	}
 	s.Frames[v.ID] = v
 	return nil
@@ -143,7 +182,7 @@ func (s *Symbols) addTrace(r *Reader, rec Record, body []byte) error {
 	s.frameBuf = v.Frames
 	v.Frames = append([]uint64(nil), v.Frames...)
 	if _, dup := s.Traces[v.Serial]; dup {
-		s.soft("duplicate STACK TRACE serial")
+		s.soft(SymDuplicateTrace)
 	}
 	s.Traces[v.Serial] = v
 	return nil
@@ -155,7 +194,7 @@ func (s *Symbols) startThread(r *Reader, rec Record, body []byte) error {
 		return err
 	}
 	if _, live := s.Threads[v.Serial]; live && !s.Ended[v.Serial] {
-		s.soft("START THREAD reuses the serial of a running thread")
+		s.soft(SymThreadSerialReused)
 	}
 	s.Threads[v.Serial] = &v
 	delete(s.Ended, v.Serial)
@@ -168,7 +207,7 @@ func (s *Symbols) endThread(r *Reader, rec Record, body []byte) error {
 		return err
 	}
 	if _, ok := s.Threads[v]; !ok {
-		s.soft("END THREAD names unknown thread")
+		s.soft(SymEndUnknownThread)
 	}
 	s.Ended[v] = true
 	return nil

@@ -229,7 +229,7 @@ func (p *parser) heapLine(s *section, n int, line string) error {
 		return nil
 	case "OBJ", "ARR":
 	default:
-		p.g.SoftFail("unknown heap dump record")
+		p.g.SoftFail(graph.SoftUnknownHeapDumpRecord)
 		return nil
 	}
 	_, rest, _ = strings.Cut(rest, " ")
@@ -317,7 +317,7 @@ func (p *parser) monitorDumpLine(s *section, n int, line string) error {
 			s.monitor[serial] = s.curMon
 		}
 	default:
-		p.g.SoftFail("unknown monitor dump line")
+		p.g.SoftFail(graph.SoftUnknownMonitorLine)
 	}
 	return nil
 }

@@ -17,7 +17,7 @@ import (
 // Facts are what the decoder read that the description draws on.
 type Facts struct {
 	Source  *graph.Source    // Writer and Notes are filled in
-	Soft    map[string]int64 // the graph's soft failures
+	Soft    graph.SoftCounts // the graph's soft failures
 	Control *hprof.ControlSettings
 	Sites   *hprof.AllocSites
 	Summary *hprof.HeapSummary
@@ -152,7 +152,7 @@ func describeQuirks(d Facts) {
 	if undumped > 0 {
 		note("%d LOAD CLASS records name classes without a CLASS DUMP in the heap dump used (unloaded or not dumped)", undumped)
 	}
-	if z := d.Soft[graph.SoftZeroLengthSegment]; z > 0 && strings.HasPrefix(s.Writer, "Android") {
+	if z := d.Soft.Count(graph.SoftZeroLengthSegment); z > 0 && strings.HasPrefix(s.Writer, "Android") {
 		note("%d zero-length heap dump segments (ART writes them; harmless)", z)
 	}
 }

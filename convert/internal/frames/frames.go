@@ -13,6 +13,7 @@ package frames
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
@@ -69,18 +70,18 @@ func (n *Namer) Renamed() int { return len(n.obfClass) }
 func (n *Namer) Frame(id uint64) (graph.FrameID, bool) {
 	f, ok := n.sym.Frames[id]
 	if !ok {
-		n.g.SoftFail("trace names missing frame")
+		n.g.SoftFail(graph.SoftTraceMissingFrame)
 		return n.g.Frame(graph.Frame{Kind: graph.KindMethod, Class: "unknown", Method: fmt.Sprintf("frame-0x%x", id)}), false
 	}
 	class := "unknown"
 	if obj, ok := n.sym.ClassSerial[f.ClassSerial]; ok {
 		class = n.sym.ClassName[obj]
 	} else {
-		n.g.SoftFail("frame names missing class")
+		n.g.SoftFail(graph.SoftFrameMissingClass)
 	}
 	method, ok := n.sym.Strings[f.MethodID]
 	if !ok {
-		n.g.SoftFail("frame names missing string")
+		n.g.SoftFail(graph.SoftFrameMissingString)
 	}
 	file := ""
 	if f.SourceID != 0 {
@@ -109,7 +110,7 @@ func (n *Namer) Stack(serial uint32) graph.StackID {
 		case n.pending != nil:
 			*n.pending++
 		default:
-			n.g.SoftFail(fmt.Sprintf("reference to missing STACK TRACE (serial %d)", serial))
+			n.g.SoftFailDetail(graph.SoftMissingTrace, strconv.FormatUint(uint64(serial), 10))
 		}
 		n.cache[serial] = 0
 		return 0

@@ -11,6 +11,8 @@
 // — and where it reports soft failures is the Env its caller gives.
 package heapdump
 
+import "github.com/hprof2pprof/hprof2pprof/convert/graph"
+
 // Env is what a heap dump needs from the decoder that reads it.
 type Env interface {
 	// String is the STRING IN UTF8 record with this ID ("" if none).
@@ -19,5 +21,7 @@ type Env interface {
 	// CLASS record ("" if none).
 	ClassName(id uint64) string
 	// SoftFail counts an inconsistency that decoding survives.
-	SoftFail(msg string)
+	SoftFail(kind graph.SoftKind)
+	// SoftFailDetail counts one of a kind that takes a detail.
+	SoftFailDetail(kind graph.SoftKind, detail string)
 }

@@ -3,6 +3,7 @@ package heapdump
 import (
 	"encoding/binary"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
@@ -148,7 +149,7 @@ func (h *Dump) Sub(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
 
 func (h *Dump) ClassDump(e Env, c *hprof.ClassRecord) {
 	if _, dup := h.Classes[c.ID]; dup {
-		e.SoftFail("duplicate CLASS DUMP")
+		e.SoftFail(graph.SoftDuplicateClassDump)
 	}
 	def := &Class{Super: c.SuperID, Loader: c.LoaderID, Size: c.InstanceSize, Fields: append([]hprof.FieldDecl(nil), c.Fields...)}
 	for _, f := range c.Fields {
@@ -255,7 +256,7 @@ func (h *Dump) InstanceSize(e Env, cls uint64, header, oop int, written bool) in
 		c := h.Classes[cls]
 		if c == nil {
 			if i > 0 {
-				e.SoftFail("super class with no CLASS DUMP")
+				e.SoftFail(graph.SoftSuperMissingClassDump)
 			}
 			break
 		}
@@ -292,7 +293,7 @@ func (h *Dump) countThreadRoot(e Env, s *hprof.SubRecord) {
 		h.rootBySerial = map[uint32]uint64{}
 	}
 	if obj, ok := h.rootBySerial[s.ThreadSerial]; ok && obj != s.ID {
-		e.SoftFail("thread serial shared by two thread objects")
+		e.SoftFail(graph.SoftThreadSerialShared)
 		return
 	}
 	h.rootBySerial[s.ThreadSerial] = s.ID

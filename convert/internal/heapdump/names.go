@@ -6,6 +6,7 @@ import (
 	"io"
 	"unicode/utf16"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
 
@@ -116,7 +117,7 @@ func (h *Dump) threadData(e Env, class, id uint64, data []byte) {
 	}
 	ref, typ, ok := h.field(e, class, data, "name")
 	if !ok || typ != hprof.TypeObject {
-		e.SoftFail("thread object without a name field")
+		e.SoftFail(graph.SoftThreadWithoutName)
 		return
 	}
 	h.threadObjs[id] = ref
@@ -352,7 +353,7 @@ func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCl
 			break
 		}
 		if err := h.NamePass(ctx, e, reopen); err != nil {
-			e.SoftFail("thread name pass failed: " + err.Error())
+			e.SoftFailDetail(graph.SoftThreadNamePassFailed, err.Error())
 			break
 		}
 		h.ApplyNames()
