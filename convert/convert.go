@@ -30,6 +30,9 @@ type Options struct {
 	// Progress, when set, is called now and then with the number of
 	// input bytes read so far.
 	Progress func(done int64)
+	// Phase, when set, is called with what the converter does after it
+	// has read the input ("retained: dominators"), and "" when that ends.
+	Phase func(phase string)
 
 	// MaxMemory, when positive, stops decoding with ErrMemoryLimit once
 	// the process's Go heap holds more than this many bytes.

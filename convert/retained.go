@@ -10,7 +10,6 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
-	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
@@ -62,17 +61,8 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if probe != nil {
 		in.GarbageHolds = probe.GarbageHolds
 	}
-	if f, ok := d.file.(*os.File); ok && !h.Streamed && len(h.Objs) > 0 {
-		// The first pass noted every object of the dump's spans: fill
-		// the graph from the spans instead of reading the input twice.
-		in.Segments = &heapdump.FileSegments{File: f, Spans: h.AllSpans[:len(h.Objs)], Map: d.mapSpans}
-		in.IDSize = d.r.IDSize()
-		for _, o := range h.Objs {
-			in.IDs = append(in.IDs, o.IDs)
-			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
-		}
-		h.Objs = nil
-	}
+	f, _ := d.file.(*os.File)
+	h.FeedRetained(&in, f, d.mapSpans, d.r.IDSize())
 	for id, c := range h.Classes {
 		name := d.sym.ClassName[id]
 		if name == "" {
@@ -86,6 +76,10 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 			// Report the extra passes as progress beyond the first read.
 			d.opts.Progress(total + int64(pass-1)*total + done)
 		}
+	}
+	if d.opts.Phase != nil {
+		in.Phase = func(p string) { d.opts.Phase("retained: " + p) }
+		defer d.opts.Phase("")
 	}
 	res, err := retained.Compute(ctx, in)
 	if err != nil {
@@ -113,8 +107,5 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	g.SortSamples(v)
 	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
 		h.Index, d.dumps, oop))
-	if spill != "" {
-		v.Comments = append(v.Comments, spill)
-	}
 	g.AddView(v)
 }

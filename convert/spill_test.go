@@ -62,12 +62,12 @@ func TestRetainedSpill(t *testing.T) {
 			if !slices.Contains(spilled.Source.Notes, note) {
 				t.Errorf("notes %q lack %q", spilled.Source.Notes, note)
 			}
-			v := spilled.View(graph.ViewRetained)
-			i := slices.Index(v.Comments, note)
-			if i < 0 {
-				t.Fatalf("view comments %q lack %q", v.Comments, note)
+			// The note names a temporary directory: it is in the notes
+			// (info) only, so the profile is the same wherever the graph
+			// lived.
+			if v := spilled.View(graph.ViewRetained); slices.Contains(v.Comments, note) {
+				t.Errorf("view comments %q hold the spill note", v.Comments)
 			}
-			v.Comments = slices.Delete(v.Comments, i, i+1)
 			var a, b bytes.Buffer
 			if err := pprofout.Write(&a, heap, graph.ViewRetained); err != nil {
 				t.Fatal(err)

@@ -152,7 +152,7 @@ func (j *job) read(ctx context.Context, i int) *decoded {
 	if ctx.Err() != nil {
 		return fail(errors.New("interrupted"))
 	}
-	g, err := decodeWith(ctx, j.e, in.Path, j.df, t.update)
+	g, err := decodeWith(ctx, j.e, in.Path, j.df, t)
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("interrupted: %w", err)

@@ -118,17 +118,17 @@ func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Gra
 	}
 	t := newTracker(e.stderr, mode, 0, ins)
 	f := t.begin(ins[0], false)
-	g, err := decodeWith(ctx, e, in, df, f.update)
+	g, err := decodeWith(ctx, e, in, df, f)
 	f.end(err != nil, 0)
 	t.finish()
 	return g, err
 }
 
-// decodeWith reads one input, reporting bytes read to progress.
-func decodeWith(ctx context.Context, e *env, input string, df *decodeFlags, progress func(int64)) (*graph.Graph, error) {
+// decodeWith reads one input, reporting bytes read and phases to f.
+func decodeWith(ctx context.Context, e *env, input string, df *decodeFlags, f *fileTrack) (*graph.Graph, error) {
 	opts := df.options()
 	applyMemoryLimit(opts.MaxMemory)
-	opts.Progress = progress
+	opts.Progress, opts.Phase = f.update, f.setPhase
 	if input == "-" {
 		return convert.Convert(ctx, e.stdin, "-", opts)
 	}

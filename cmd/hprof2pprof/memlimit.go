@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // sizeFlag is a byte count written "4GiB", "512MB", "1.5G" or "0" (off);
@@ -78,6 +80,9 @@ func (s *sizeFlag) limit() int64 {
 // availableMemory is the cgroup memory limit when there is one, else
 // the machine's memory (Linux), else 0 (unknown).
 func availableMemory() int64 {
+	if n := retained.CgroupMemoryLimit(); n > 0 { // this process's own cgroup, v1 or v2
+		return n
+	}
 	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
 		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
 			return n

@@ -59,8 +59,27 @@ type fileTrack struct {
 	name       string
 	size       int64
 	compressed bool
-	read       int64 // decompressed bytes read so far
+	read       int64  // decompressed bytes read so far
+	phase      string // what the converter is doing after reading ("" while it reads)
 	bar        *mpb.Bar
+}
+
+// setPhase is convert.Options.Phase: the phase shows beside the file's
+// name, on its bar or in the plain lines.
+func (f *fileTrack) setPhase(phase string) {
+	f.t.mu.Lock()
+	f.phase = phase
+	f.t.mu.Unlock()
+}
+
+// label is the file's name with its phase.
+func (f *fileTrack) label() string {
+	f.t.mu.Lock()
+	defer f.t.mu.Unlock()
+	if f.phase == "" {
+		return f.name
+	}
+	return f.name + " (" + f.phase + ")"
 }
 
 func newTracker(stderr io.Writer, mode string, interval time.Duration, ins []input) *tracker {
@@ -145,7 +164,7 @@ func (t *tracker) begin(in input, compressed bool) *fileTrack {
 	if t.bars != nil {
 		f.bar = t.bars.AddBar(0,
 			mpb.BarRemoveOnComplete(),
-			mpb.PrependDecorators(decor.Name("  "+shorten(f.name, 28), decor.WCSyncSpaceR)),
+			mpb.PrependDecorators(decor.Any(func(decor.Statistics) string { return "  " + shorten(f.label(), 60) }, decor.WCSyncSpaceR)),
 			mpb.AppendDecorators(decor.Percentage(decor.WC{W: 5})))
 		f.bar.SetTotal(max(in.Size, 1), false)
 	}
@@ -243,7 +262,11 @@ func (t *tracker) plainLine() string {
 	}
 	var names []string
 	for f := range t.flight {
-		names = append(names, f.name)
+		name := f.name
+		if f.phase != "" {
+			name += " (" + f.phase + ")"
+		}
+		names = append(names, name)
 	}
 	if len(names) > 0 {
 		sort.Strings(names)

@@ -21,16 +21,35 @@ func (s *scanner) shallow(v uint32) int64 {
 // class-level paths, freeing each array as soon as it is done with.
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	n := len(s.size)
+	s.phase("strong reach")
 	allowed := s.strongReach()
+	// Each phase takes seconds (minutes when the graph is paged from
+	// disk): a cancelled context (Ctrl-C) stops between phases.
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	pre := alloc[uint32](s.a, n, n)
+	s.phase("depth-first numbering")
 	vertex, parent := dfs(s.a, s.roots, s.start, s.end, s.edges, pre, nil, nil, allowed)
-	if extra := s.classRoots(vertex, pre); len(extra) > 0 {
+	// Rounds: the class objects of what was reached, then of what those
+	// reach, until no new class is reached.
+	used := make([]bool, len(s.classes))
+	for from := 1; ; {
+		extra := s.classRoots(vertex[from:], pre, used)
+		if len(extra) == 0 {
+			break
+		}
+		from = len(vertex)
 		vertex, parent = dfs(s.a, extra, s.start, s.end, s.edges, pre, vertex, parent, allowed)
 		s.roots = append(s.roots, extra...)
 	}
 	free(s.a, allowed)
 	allowed = nil
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	m := len(vertex)
+	s.phase("reverse graph")
 	off, preds := predecessors(s.a, vertex, s.roots, s.start, s.end, s.edges, pre, s.in.GarbageHolds)
 	free(s.a, s.start)
 	free(s.a, s.end)
@@ -40,12 +59,16 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	s.phase("dominators")
 	idom := dominators(s.a, parent, off, preds)
 	free(s.a, parent)
 	free(s.a, off)
 	free(s.a, preds)
 	parent, off, preds = nil, nil, nil
 	release()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 
 	// Shallow sizes and classes by DFS number; unreachable totals.
 	ret := alloc[int64](s.a, m, m)
@@ -70,6 +93,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	free(s.a, s.cls)
 	s.size, s.cls, s.big = nil, nil, nil
 
+	s.phase("retained sizes and class paths")
 	res := &Result{Stats: *st, maxDepth: s.in.MaxDepth}
 	// The class-level paths need the shallow sizes, the retained sizes
 	// and their per-class totals sum them up the tree: both at once.
@@ -119,31 +143,38 @@ func (s *scanner) strongReach() []bool {
 	}
 	seen := alloc[bool](s.a, len(s.size), len(s.size))
 	reach(s.roots, s.start, s.end, s.edges, seen)
+	// The class objects of reached objects are live too, and what their
+	// statics reach: rounds until no new class is reached.
 	used := make([]bool, len(s.classes))
-	for v, ok := range seen {
-		if c := s.cls[v]; ok && c&classObjFlag == 0 {
-			used[c] = true
+	for {
+		for v, ok := range seen {
+			if c := s.cls[v]; ok && c&classObjFlag == 0 {
+				used[c] = true
+			}
 		}
-	}
-	var extra []uint32
-	for i, c := range s.classes {
-		if used[i] && c.node != noNode && !seen[c.node] {
-			extra = append(extra, c.node)
+		var extra []uint32
+		for i, c := range s.classes {
+			if used[i] && c.node != noNode && !seen[c.node] {
+				extra = append(extra, c.node)
+			}
 		}
+		if len(extra) == 0 {
+			break
+		}
+		reach(extra, s.start, s.end, s.edges, seen)
 	}
-	reach(extra, s.start, s.end, s.edges, seen)
 	for _, v := range weak {
 		s.end[v]++
 	}
 	return seen
 }
 
-// classRoots are the class objects not reached from the GC roots whose
-// class has a reached object: the oracle reaches them through its objects
-// but no reference holds them, so they hang from the virtual root.
-func (s *scanner) classRoots(vertex, pre []uint32) []uint32 {
-	used := make([]bool, len(s.classes))
-	for _, v := range vertex[1:] {
+// classRoots are the class objects not reached yet whose class has a
+// reached object (used notes the classes of vertex and of earlier
+// rounds): the oracle reaches them through its objects but no reference
+// holds them, so they hang from the virtual root.
+func (s *scanner) classRoots(vertex, pre []uint32, used []bool) []uint32 {
+	for _, v := range vertex {
 		if c := s.cls[v]; c&classObjFlag == 0 {
 			used[c] = true
 		}
@@ -164,8 +195,11 @@ func release() { debug.FreeOSMemory() }
 
 // paths merges objects into class-level dominator paths: an object's path
 // is its immediate dominator's path plus its class, except that an
-// object of the same class as its dominator stays on its dominator's
-// path (runs collapse) and paths stop growing at the depth limit.
+// object of the same class as its dominator's frame stays on that frame
+// (runs collapse), and past the depth limit an object whose class is on
+// the stack already stays on its dominator's frame: every stack names
+// each class of the object's dominator chain, so a class's cumulative
+// value is exact at any depth.
 func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []string, []string) {
 	m := len(vertex)
 	// Class names, interned: two classes of one name share frames.
@@ -215,6 +249,24 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 		lastClass[parent], lastChild[parent] = class, i
 		return i
 	}
+	// onPath reports whether class c names a frame of node p's stack;
+	// asked only past the depth cap, so answers are kept per node.
+	seen := map[uint64]bool{}
+	onPath := func(p, c int32) bool {
+		k := uint64(uint32(p))<<32 | uint64(uint32(c))
+		if v, ok := seen[k]; ok {
+			return v
+		}
+		found := false
+		for j := p; paths[j].Depth > 1; j = paths[j].Parent {
+			if paths[j].Class == c {
+				found = true
+				break
+			}
+		}
+		seen[k] = found
+		return found
+	}
 	at := alloc[int32](s.a, m, m)   // path node by DFS number
 	run := alloc[uint32](s.a, m, m) // length of the same-class run ending here
 	defer free(s.a, at)
@@ -242,13 +294,20 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 			pp := &paths[p]
 			switch {
 			case pp.Class == c && pp.Depth > 1:
-				run[a] = run[d] + 1
+				run[a] = 1
+				if name(cls[d]) == c {
+					run[a] = run[d] + 1
+				}
 				at[a] = p
 				if int64(run[a]) > pp.MaxRun {
 					pp.MaxRun = int64(run[a])
 				}
-			case int(pp.Depth) > s.in.MaxDepth:
+			case int(pp.Depth) > s.in.MaxDepth && onPath(p, c):
+				// Past the depth cap a class already on the stack adds
+				// no frame: the stack keeps every class of the chain
+				// once, so each class's cumulative value stays exact.
 				pp.Capped = true
+				run[a] = 1
 				at[a] = p
 			default:
 				run[a] = 1

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 	"unsafe"
 )
 
@@ -40,13 +41,25 @@ type arena struct {
 	parent string // where the spill directory is made ("" = os.TempDir())
 
 	mu     sync.Mutex
-	dir    string             // the spill directory, once made
-	maps   map[uintptr][]byte // live mappings by base address
-	mapped int64              // bytes mapped in all
-	peak   int64              // most bytes mapped at once
+	dir    string              // the spill directory, once made
+	maps   map[uintptr]mapping // live mappings by base address
+	mapped int64               // bytes mapped in all
+	peak   int64               // most bytes mapped at once
 	live   int64
 	err    error // first mapping failure: arrays then come from the heap
+
+	stop chan struct{} // ends the flusher
+	done chan struct{}
 }
+
+// mapping is one mapped file.
+type mapping struct {
+	b []byte
+	f *os.File
+}
+
+// flushEvery is how often the flusher starts writing dirty pages back.
+const flushEvery = 50 * time.Millisecond
 
 // newArena returns an arena that spills to a directory made in parent,
 // or nil (the heap) when this platform cannot map files.
@@ -54,7 +67,39 @@ func newArena(parent string) *arena {
 	if !canSpill {
 		return nil
 	}
-	return &arena{parent: parent, maps: map[uintptr][]byte{}}
+	a := &arena{parent: parent, maps: map[uintptr]mapping{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go a.flusher()
+	return a
+}
+
+// flusher starts the writeback of every mapped file's dirty pages now
+// and then, so that at most what the program dirties in flushEvery (and
+// what the disk has not written yet) is dirty at once: the kernel can
+// free pages under writeback or written when memory (a cgroup's limit)
+// runs short, not dirty ones.
+func (a *arena) flusher() {
+	defer close(a.done)
+	t := time.NewTicker(flushEvery)
+	defer t.Stop()
+	var files []*os.File
+	for {
+		select {
+		case <-a.stop:
+			return
+		case <-t.C:
+		}
+		files = files[:0]
+		a.mu.Lock()
+		for _, m := range a.maps {
+			files = append(files, m.f)
+		}
+		// Writeback runs under the lock: free must not close a file
+		// that is being flushed.
+		for _, f := range files {
+			startWriteback(f)
+		}
+		a.mu.Unlock()
+	}
 }
 
 // grab returns size zeroed bytes, mapped from a file when it can.
@@ -67,12 +112,12 @@ func (a *arena) grab(size int) []byte {
 	if a.err != nil {
 		return nil
 	}
-	b, err := mapFile(a.dir, size)
+	b, f, err := mapFile(a.dir, size)
 	if err != nil {
 		a.err = err
 		return nil
 	}
-	a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = b
+	a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = mapping{b, f}
 	a.mapped += int64(size)
 	a.live += int64(size)
 	a.peak = max(a.peak, a.live)
@@ -106,15 +151,13 @@ func free[T elem](a *arena, s []T) {
 	}
 	base := uintptr(unsafe.Pointer(unsafe.SliceData(s)))
 	a.mu.Lock()
-	b, ok := a.maps[base]
+	m, ok := a.maps[base]
 	if ok {
 		delete(a.maps, base)
-		a.live -= int64(len(b))
+		a.live -= int64(len(m.b))
+		unmap(m.b, m.f)
 	}
 	a.mu.Unlock()
-	if ok {
-		unmap(b)
-	}
 }
 
 // close unmaps what is still mapped and removes the spill directory.
@@ -122,10 +165,12 @@ func (a *arena) close() error {
 	if a == nil {
 		return nil
 	}
+	close(a.stop)
+	<-a.done
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	for k, b := range a.maps {
-		unmap(b)
+	for k, m := range a.maps {
+		unmap(m.b, m.f)
 		delete(a.maps, k)
 	}
 	a.live = 0

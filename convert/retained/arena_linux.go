@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // reserve gives f size bytes of disk blocks up front, so a full disk is an
@@ -17,4 +19,13 @@ func reserve(f *os.File, size int64) error {
 		return fmt.Errorf("reserving %d bytes for the spilled graph: %w", size, err)
 	}
 	return nil
+}
+
+// startWriteback starts writing f's dirty pages back without waiting for
+// them: pages under writeback are what a memory cgroup's reclaim can wait
+// for and free, while dirty pages it cannot write itself (cgroup v1 has
+// no dirty throttling of its own), so a cgroup filled with dirty mapped
+// pages would be OOM-killed.
+func startWriteback(f *os.File) {
+	_ = unix.SyncFileRange(int(f.Fd()), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
 }

@@ -2,13 +2,18 @@
 
 package retained
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // canSpill is false: without mmap the graph stays on the heap.
 const canSpill = false
 
-func mapFile(dir string, size int) ([]byte, error) {
-	return nil, errors.New("retained: spilling to disk needs unix")
+func mapFile(dir string, size int) ([]byte, *os.File, error) {
+	return nil, nil, errors.New("retained: spilling to disk needs unix")
 }
 
-func unmap(b []byte) {}
+func unmap(b []byte, f *os.File) {}
+
+func startWriteback(f *os.File) {}

@@ -10,18 +10,29 @@ import (
 const canSpill = true
 
 // mapFile makes a file of size bytes in dir, maps it shared and
-// read-write, and unlinks it: the mapping keeps its blocks until unmapped.
-func mapFile(dir string, size int) ([]byte, error) {
+// read-write, and unlinks it: the mapping keeps its blocks until
+// unmapped. The file stays open for writeback (see arena.flush).
+func mapFile(dir string, size int) ([]byte, *os.File, error) {
 	f, err := os.CreateTemp(dir, "graph-")
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	defer f.Close()
 	defer os.Remove(f.Name())
 	if err := reserve(f, int64(size)); err != nil {
-		return nil, err
+		f.Close()
+		return nil, nil, err
 	}
-	return syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	b, err := syscall.Mmap(int(f.Fd()), 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return b, f, nil
 }
 
-func unmap(b []byte) { _ = syscall.Munmap(b) }
+func unmap(b []byte, f *os.File) {
+	_ = syscall.Munmap(b)
+	if f != nil {
+		f.Close()
+	}
+}

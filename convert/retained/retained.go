@@ -62,20 +62,26 @@ type Class struct {
 // Input describes one heap dump to analyse.
 type Input struct {
 	// Open opens the input from its start (decompressed). It is called
-	// twice, unless Segments is set.
+	// twice, once when Noted is set, never when Segments is.
 	Open func() (io.ReadCloser, error)
 	// Segments, when set, are the heap records of the dump in memory (a
-	// mapped plain file), and IDs and SegmentRefs what the caller's own
-	// pass over them found: then the graph is filled from the segments,
-	// several at a time, and Open is not used.
+	// mapped plain file), and SegmentObjects and SegmentRefs what the
+	// caller's own pass over them found: then the ID index and the graph
+	// are built from the segments, several at a time, and Open is not
+	// used. No object ID is kept on the heap for it.
 	Segments Segments
-	// IDs are the object IDs (instances, arrays, class objects) of each
-	// segment, in any order.
-	IDs [][]uint64
+	// SegmentObjects describe the objects (instances, arrays, class
+	// objects) of each segment.
+	SegmentObjects []IDRange
 	// SegmentRefs bound the references of each segment: instance payload
 	// bytes / ID size + object array elements + static fields + 1 per
 	// class (its loader).
 	SegmentRefs []int64
+	// Noted, when set (and Segments not), is what the caller's own pass
+	// over a stream found: then Open is called once, to fill the graph.
+	// Compute takes its IDs (and sets them to nil), so they are freed
+	// once indexed.
+	Noted *NotedIDs
 	// IDSize is the dump's ID size (needed with Segments).
 	IDSize int
 	// Dump is the 1-based index of the heap dump to read, counted as the
@@ -116,6 +122,35 @@ type Input struct {
 	// Progress, when set, is called now and then with the input bytes
 	// read by the current pass and the pass number (1 or 2).
 	Progress func(pass int, done int64)
+	// Phase, when set, is called as each phase starts ("indexing IDs",
+	// "filling the graph", "dominators", …).
+	Phase func(phase string)
+}
+
+// IDRange sums up the object IDs of one segment: enough to size and
+// shape the ID index before the IDs are read again.
+type IDRange struct {
+	N      int    // objects
+	Lo, Hi uint64 // smallest and largest ID
+	First  uint64 // the first ID
+	Diff   uint64 // OR of id ^ First over the IDs: their common low bits are 0
+}
+
+// Add notes one object ID.
+func (r *IDRange) Add(id uint64) {
+	if r.N == 0 {
+		r.Lo, r.Hi, r.First = id, id, id
+	}
+	r.N++
+	r.Lo, r.Hi = min(r.Lo, id), max(r.Hi, id)
+	r.Diff |= id ^ r.First
+}
+
+// NotedIDs are the object IDs of a dump, in any order, and a bound on
+// their references (as Input.SegmentRefs counts them).
+type NotedIDs struct {
+	IDs  [][]uint64
+	Refs int64
 }
 
 // Segments are heap dump records held in memory.
@@ -235,8 +270,8 @@ type Path struct {
 	// MaxRun is the longest run of objects of this class merged into
 	// this node along one dominator chain (1 when none were merged).
 	MaxRun int64
-	// Capped marks a node at the depth limit that also holds the
-	// objects dominated by its objects.
+	// Capped marks a node past the depth limit that also holds objects
+	// dominated by its objects whose class is on its stack already.
 	Capped bool
 }
 
@@ -268,27 +303,42 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	}
 	defer s.closeArena()
 	if in.Segments != nil {
-		if in.Segments.Len() != len(in.IDs) || len(in.IDs) != len(in.SegmentRefs) {
-			return nil, errors.New("retained: segments, IDs and reference bounds differ in number")
+		if in.Segments.Len() != len(in.SegmentObjects) || len(in.SegmentObjects) != len(in.SegmentRefs) {
+			return nil, errors.New("retained: segments, object counts and reference bounds differ in number")
 		}
 		s.idSize = in.IDSize
 		s.setLayouts()
 		for _, r := range in.SegmentRefs {
 			s.maxEdges += r
 		}
-		if err := s.index(in.IDs); err != nil {
+		s.phase("indexing IDs")
+		if err := s.indexSegments(ctx); err != nil {
 			return nil, err
 		}
+		s.phase("filling the graph")
 		if err := s.segments(ctx); err != nil {
 			return nil, err
 		}
 	} else {
-		if err := s.pass(ctx, 1); err != nil {
+		var ids [][]uint64
+		if in.Noted != nil {
+			ids, in.Noted.IDs = in.Noted.IDs, nil
+			s.idSize, s.maxEdges = in.IDSize, in.Noted.Refs
+			s.setLayouts()
+		} else {
+			s.phase("reading IDs")
+			if err := s.pass(ctx, 1); err != nil {
+				return nil, err
+			}
+			ids = [][]uint64{s.ids}
+		}
+		s.phase("indexing IDs")
+		err := s.index(ids)
+		ids = nil
+		if err != nil {
 			return nil, err
 		}
-		if err := s.index([][]uint64{s.ids}); err != nil {
-			return nil, err
-		}
+		s.phase("filling the graph")
 		if err := s.pass(ctx, 2); err != nil {
 			return nil, err
 		}
@@ -310,12 +360,26 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	return res, nil
 }
 
+// phase reports a phase to Input.Phase.
+func (s *scanner) phase(p string) {
+	if s.in.Phase != nil {
+		s.in.Phase(p)
+	}
+}
+
 // chooseArena decides, once the object and reference counts are known,
 // whether the graph's arrays come from the heap or from mapped files.
 func (s *scanner) chooseArena(n int) {
 	budget := s.in.MemoryBudget
 	if budget == 0 {
 		budget = spillBudget()
+	}
+	// Under a cgroup limit the Go heap cannot be paged out (no swap):
+	// keep the graph's arrays to a quarter of the limit, whatever the
+	// caller's budget (the rest holds the converter's own heap, the
+	// object IDs and the page cache the mapped files work through).
+	if cg := CgroupMemoryLimit(); cg > 0 && budget >= 0 && (budget == 0 || budget > cg/4) {
+		budget = cg / 4
 	}
 	s.spill.GraphBytes = graphBytes(n, s.maxEdges)
 	s.spill.Budget = max(budget, 0)

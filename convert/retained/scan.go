@@ -215,41 +215,14 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 			continue
 		}
 		found = true
-		hr := r.Heap()
-		n := 0
-		for {
-			sub, err := hr.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				goto done // damaged: keep what was read, as the converter does
-			}
-			if n++; n&0xFFFF == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if s.in.Progress != nil && r.Offset() >= next {
-					s.in.Progress(pass, r.Offset())
-					next = r.Offset() + 16<<20
-				}
-			}
-			if pass == 1 {
-				s.count(sub)
-				continue
-			}
-			var data []byte
-			if sub.Tag == hprof.InstanceDump || sub.Tag == hprof.ObjArrayDump {
-				if data, err = hr.Payload(); err != nil {
-					goto done
-				}
-			}
-			if err := f.fill(sub, data); err != nil {
-				goto done
-			}
+		damaged, err := s.record(ctx, pass, r, f, &next)
+		if err != nil {
+			return err
+		}
+		if damaged {
+			break // keep what was read, as the converter does
 		}
 	}
-done:
 	if !found {
 		return errf(ErrNoDump, "heap dump %d not found", s.in.Dump)
 	}
@@ -258,6 +231,45 @@ done:
 		s.merge(f)
 	}
 	return nil
+}
+
+// record handles the sub-records of one heap record of the chosen dump:
+// pass 1 counts them, pass 2 fills the graph through f. It reports
+// whether the record was damaged (the rest of the input is left).
+func (s *scanner) record(ctx context.Context, pass int, r *hprof.Reader, f *filler, next *int64) (bool, error) {
+	hr := r.Heap()
+	n := 0
+	for {
+		sub, err := hr.Next()
+		if err == io.EOF {
+			return false, nil
+		}
+		if err != nil {
+			return true, nil
+		}
+		if n++; n&0xFFFF == 0 {
+			if err := ctx.Err(); err != nil {
+				return false, err
+			}
+			if s.in.Progress != nil && r.Offset() >= *next {
+				s.in.Progress(pass, r.Offset())
+				*next = r.Offset() + 16<<20
+			}
+		}
+		if pass == 1 {
+			s.count(sub)
+			continue
+		}
+		var data []byte
+		if sub.Tag == hprof.InstanceDump || sub.Tag == hprof.ObjArrayDump {
+			if data, err = hr.Payload(); err != nil {
+				return true, nil
+			}
+		}
+		if err := f.fill(sub, data); err != nil {
+			return true, nil
+		}
+	}
 }
 
 // count is pass 1: object IDs and the reference bound.
@@ -276,45 +288,6 @@ func (s *scanner) count(sub *hprof.SubRecord) {
 		s.ids = append(s.ids, sub.ID)
 		s.maxEdges += int64(len(sub.Class.Statics)) + 1 // + the loader
 	}
-}
-
-// index indexes the object IDs of the first pass (s.ids, or the
-// caller's Input.IDs) and sizes the arrays of pass 2; the reference
-// array gets room for s.maxEdges references.
-func (s *scanner) index(chunks [][]uint64) error {
-	n := 0
-	for _, c := range chunks {
-		n += len(c)
-	}
-	if uint64(n) >= uint64(classObjFlag) {
-		return errf(ErrTooLarge, "%d objects", n)
-	}
-	if s.maxEdges >= math.MaxUint32 {
-		return errf(ErrTooLarge, "up to %d references", s.maxEdges)
-	}
-	ix, dups := newObjectIndex(chunks)
-	s.ids = nil
-	s.ix = ix
-	s.stats.Duplicates = dups
-	n = ix.len()
-	s.stats.Objects = n
-	s.chooseArena(n)
-	s.size = alloc[uint32](s.a, n, n)
-	s.cls = alloc[uint32](s.a, n, n)
-	s.start = alloc[uint32](s.a, n, n)
-	s.end = alloc[uint32](s.a, n, n)
-	s.filled = alloc[bool](s.a, n, n)
-	// The bound counts null references too; untouched capacity costs
-	// address space, not memory (a spilled file reserves its blocks).
-	s.edges = alloc[uint32](s.a, 0, int(s.maxEdges))
-	for i := range s.classes {
-		if c := &s.classes[i]; c.id != 0 {
-			if node, ok := ix.lookup(c.id); ok {
-				c.node = node
-			}
-		}
-	}
-	return nil
 }
 
 // segments is pass 2 over in-memory segments (Input.Segments), several

@@ -6,12 +6,19 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 )
 
-// Frame name suffixes: a run of objects of one class merged into one
-// frame, and a frame at the depth limit that also holds everything its
-// objects dominate.
+// Sample labels of the retained view. A frame's function name is
+// exactly its class name (or root kind), so pprof aggregates, focuses and
+// diffs per class; what a frame merged is said on the sample whose leaf
+// it is (every class frame holds objects of its own, so has one).
 const (
-	runSuffix    = " ×%d"
-	cappedSuffix = " …"
+	// LabelRun (numeric, unit "objects") is the longest chain of objects
+	// of the leaf's class, each the immediate dominator of the next,
+	// merged into the leaf frame; absent when 1.
+	LabelRun = "run"
+	// LabelMerged is set ("classes already on the stack") on a sample
+	// whose leaf frame is past the depth cap and also holds objects its
+	// objects dominate whose class names a frame of the stack already.
+	LabelMerged = "merged"
 )
 
 // View builds the retained view: one sample per class-level path that
@@ -27,12 +34,6 @@ func (r *Result) View(g *graph.Graph) *graph.View {
 		} else {
 			f.Kind = graph.KindClass
 			f.Class = r.ClassNames[p.Class]
-			if p.MaxRun > 1 {
-				f.Class += fmt.Sprintf(runSuffix, p.MaxRun)
-			}
-			if p.Capped {
-				f.Class += cappedSuffix
-			}
 		}
 		frames[i] = g.Frame(f)
 	}
@@ -46,7 +47,14 @@ func (r *Result) View(g *graph.Graph) *graph.View {
 		for j := int32(i); j > 0; j = r.Paths[j].Parent {
 			stack = append(stack, frames[j])
 		}
-		v.Samples = append(v.Samples, graph.Sample{Stack: g.Stack(stack), Values: []int64{p.Objects, p.Bytes}})
+		smp := graph.Sample{Stack: g.Stack(stack), Values: []int64{p.Objects, p.Bytes}}
+		if p.MaxRun > 1 {
+			smp.Labels = append(smp.Labels, graph.Label{Key: LabelRun, Num: p.MaxRun, Unit: "objects"})
+		}
+		if p.Capped {
+			smp.Labels = append(smp.Labels, graph.Label{Key: LabelMerged, Str: "classes already on the stack"})
+		}
+		v.Samples = append(v.Samples, smp)
 	}
 	st := r.Stats
 	v.Comments = append(v.Comments,
@@ -57,7 +65,7 @@ func (r *Result) View(g *graph.Graph) *graph.View {
 			st.Unreachable, st.UnreachableBytes),
 		"edges: instance fields, object array elements, class statics; Reference.referent of Weak/Soft/Final/PhantomReference not followed; a class object nothing references is live when an object of its class is",
 		"root frames: the ROOT sub-record kind of a root object; \"several roots\" for objects only the virtual root dominates; \"class of a reachable object\" for such class objects",
-		fmt.Sprintf("stacks: root kind → dominating objects by class (runs of one class merged as \"Class ×N\"), capped at %d class frames (\"Class …\" holds everything below)", r.maxDepth),
+		fmt.Sprintf("stacks: root kind → dominating objects by class; a frame is named by its class alone, so a class's cumulative value is the retained size of its objects that no other object of the class dominates; runs of one class are one frame (sample label %q: the longest run); past %d class frames only classes not on the stack yet add frames (label %q)", LabelRun, r.maxDepth, LabelMerged),
 	)
 	if st.Dangling > 0 {
 		v.Comments = append(v.Comments, fmt.Sprintf("%d references to IDs with no object in the dump were ignored", st.Dangling))

@@ -65,6 +65,9 @@ type Dump struct {
 	// span, so the retained view must read the input again.
 	Objs     []SpanObjects
 	Streamed bool
+	// Noted, when set (the retained view is asked for), collects the
+	// objects of the streamed records.
+	Noted *StreamedObjects
 
 	// Reference size evidence from static fields (heapsize.RefSize).
 	OopGuess  int
@@ -112,6 +115,9 @@ func New(index, idSize int, agg *Agg) *Dump {
 // on its payload, which thread names may need).
 func (h *Dump) Sub(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	h.Subs[s.Tag]++
+	if h.Noted != nil {
+		h.Noted.add(s, h.IDSize)
+	}
 	switch s.Tag {
 	case hprof.InstanceDump:
 		acc := h.Agg.instance(s.ClassID, s.TraceSerial)

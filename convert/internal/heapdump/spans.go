@@ -2,8 +2,10 @@ package heapdump
 
 import (
 	"io"
+	"os"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // MaxSpan is the largest heap record read whole into a worker's buffer.
@@ -65,27 +67,54 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 }
 
 // SpanObjects are the objects of one heap span, noted by the first pass
-// when the retained view is asked for: their IDs, and a bound on their
-// references (each takes an ID's bytes of the span).
+// when the retained view is asked for: their IDs summed up (the retained
+// view reads them again from the span; no ID list is kept), and a bound
+// on their references (each takes an ID's bytes of the span).
 type SpanObjects struct {
-	IDs  []uint64
+	IDs  retained.IDRange
 	Refs int64
 }
 
 func (o *SpanObjects) add(s *hprof.SubRecord, idSize int) {
 	switch s.Tag {
 	case hprof.InstanceDump:
-		o.IDs = append(o.IDs, s.ID)
+		o.IDs.Add(s.ID)
 		o.Refs += int64(s.Length) / int64(idSize)
 	case hprof.ObjArrayDump:
-		o.IDs = append(o.IDs, s.ID)
+		o.IDs.Add(s.ID)
 		o.Refs += int64(s.Length)
 	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-		o.IDs = append(o.IDs, s.ID)
+		o.IDs.Add(s.ID)
 	case hprof.ClassDump:
-		o.IDs = append(o.IDs, s.ID)
+		o.IDs.Add(s.ID)
 		o.Refs += int64(len(s.Class.Statics)) + 1 // + the loader
 	}
+}
+
+// StreamedObjects are the objects of a dump's streamed records (gzip,
+// bzip2, records too big for a span), noted by the first pass when the
+// retained view is asked for, so that it reads a compressed input once
+// more, not twice: their IDs (in chunks, so no growth copies them all)
+// and the same reference bound as SpanObjects.
+type StreamedObjects struct {
+	IDs  [][]uint64
+	Refs int64
+}
+
+const idChunk = 1 << 20
+
+func (o *StreamedObjects) add(s *hprof.SubRecord, idSize int) {
+	var sp SpanObjects
+	sp.add(s, idSize)
+	if sp.IDs.N == 0 {
+		return
+	}
+	if n := len(o.IDs); n == 0 || len(o.IDs[n-1]) == idChunk {
+		o.IDs = append(o.IDs, make([]uint64, 0, idChunk))
+	}
+	last := &o.IDs[len(o.IDs)-1]
+	*last = append(*last, s.ID)
+	o.Refs += sp.Refs
 }
 
 // AddSpan merges what a worker found in one span (its counts are merged
@@ -104,4 +133,26 @@ func (h *Dump) AddSpan(e Env, res *SpanResult) error {
 		h.Subs[tag] += n
 	}
 	return res.Err
+}
+
+// FeedRetained hands the retained view what the first pass noted of the
+// dump's objects: the spans of a plain file with their ID summaries (the
+// graph is filled from the mapped spans, the input is not read again),
+// or the IDs of the streamed records (it is read once more); nothing
+// when the dump mixed both (it is read twice more).
+func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, idSize int) {
+	defer func() { h.Objs, h.Noted = nil, nil }()
+	switch {
+	case file != nil && !h.Streamed && len(h.Objs) > 0:
+		in.Segments = &FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: mapSpans}
+		for _, o := range h.Objs {
+			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
+			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
+		}
+	case h.Noted != nil && len(h.AllSpans) == 0:
+		in.Noted = &retained.NotedIDs{IDs: h.Noted.IDs, Refs: h.Noted.Refs}
+	default:
+		return
+	}
+	in.IDSize = idSize
 }

@@ -1,0 +1,169 @@
+package retained
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+)
+
+// indexSegments builds the ID index from the in-memory segments: the
+// caller's pass summed their IDs up (Input.SegmentObjects), which is
+// enough to shape the dense index; the IDs themselves are read again from
+// the segments by several workers, each setting its objects' bits. So no
+// ID list (8 bytes per object) is ever held. IDs too sparse for the
+// dense form are collected per segment and sorted, as newObjectIndex does.
+func (s *scanner) indexSegments(ctx context.Context) error {
+	n := 0
+	lo, hi := ^uint64(0), uint64(0)
+	var first, diff uint64
+	for _, r := range s.in.SegmentObjects {
+		if r.N == 0 {
+			continue
+		}
+		if n == 0 {
+			first = r.First
+		}
+		n += r.N
+		lo, hi = min(lo, r.Lo), max(hi, r.Hi)
+		diff |= r.Diff | (r.First ^ first)
+	}
+	if uint64(n) >= uint64(classObjFlag) {
+		return errf(ErrTooLarge, "%d objects", n)
+	}
+	if s.maxEdges >= 1<<32-1 {
+		return errf(ErrTooLarge, "up to %d references", s.maxEdges)
+	}
+	if n == 0 {
+		ix, dups := newIDIndex(nil)
+		return s.sized(ix, dups)
+	}
+	shift := uint(0)
+	if diff != 0 {
+		shift = uint(bits.TrailingZeros64(diff))
+	}
+	span := (hi - lo) >> shift
+	if span/denseBitsPerObject >= uint64(n) {
+		chunks := make([][]uint64, s.in.Segments.Len())
+		err := s.eachSegment(ctx, func(i int, id uint64) { chunks[i] = append(chunks[i], id) })
+		if err != nil {
+			return err
+		}
+		return s.index(chunks)
+	}
+	nw := (span/64 + 1 + 7) &^ 7 // whole blocks
+	x := &idIndex{min: lo, shift: shift, words: make([]uint64, nw), ranks: make([]uint32, nw/8+1)}
+	err := s.eachSegment(ctx, func(_ int, id uint64) {
+		p := (id - lo) >> shift
+		atomic.OrUint64(&x.words[p>>6], 1<<(p&63))
+	})
+	if err != nil {
+		return err
+	}
+	var r uint32
+	for b := range nw / 8 {
+		x.ranks[b] = r
+		for _, w := range x.words[8*b : 8*b+8] {
+			r += uint32(bits.OnesCount64(w))
+		}
+	}
+	x.ranks[nw/8] = r
+	return s.sized(x, n-int(r))
+}
+
+// eachSegment calls fn with the ID of every object of every segment,
+// several segments at a time (fn must be safe for that), stopping each
+// segment at its first damage as the caller's pass did.
+func (s *scanner) eachSegment(ctx context.Context, fn func(seg int, id uint64)) error {
+	segs := s.in.Segments
+	ns := segs.Len()
+	next := make(chan int)
+	errs := make([]error, ns)
+	var wg sync.WaitGroup
+	for range max(1, min(runtime.GOMAXPROCS(0), ns)) {
+		wg.Go(func() {
+			var buf []byte
+			for i := range next {
+				errs[i] = segs.Body(i, &buf, func(rec hprof.Record, body []byte) {
+					hb := hprof.NewHeapBytes(body, rec, s.idSize)
+					for {
+						sub, _, err := hb.Next()
+						if err != nil {
+							return
+						}
+						switch sub.Tag {
+						case hprof.InstanceDump, hprof.ObjArrayDump, hprof.PrimArrayDump, hprof.PrimArrayNoData, hprof.ClassDump:
+							fn(i, sub.ID)
+						}
+					}
+				})
+			}
+		})
+	}
+	var err error
+	for i := range ns {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	if err != nil {
+		return err
+	}
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+// index indexes the object IDs of the first pass (s.ids, or the
+// caller's Input.IDs) and sizes the arrays of pass 2; the reference
+// array gets room for s.maxEdges references.
+func (s *scanner) index(chunks [][]uint64) error {
+	n := 0
+	for _, c := range chunks {
+		n += len(c)
+	}
+	if uint64(n) >= uint64(classObjFlag) {
+		return errf(ErrTooLarge, "%d objects", n)
+	}
+	if s.maxEdges >= math.MaxUint32 {
+		return errf(ErrTooLarge, "up to %d references", s.maxEdges)
+	}
+	ix, dups := newObjectIndex(chunks)
+	s.ids = nil
+	return s.sized(ix, dups)
+}
+
+// sized takes the ID index and sizes the arrays of pass 2.
+func (s *scanner) sized(ix *idIndex, dups int) error {
+	s.ix = ix
+	s.stats.Duplicates = dups
+	n := ix.len()
+	s.stats.Objects = n
+	s.chooseArena(n)
+	s.size = alloc[uint32](s.a, n, n)
+	s.cls = alloc[uint32](s.a, n, n)
+	s.start = alloc[uint32](s.a, n, n)
+	s.end = alloc[uint32](s.a, n, n)
+	s.filled = alloc[bool](s.a, n, n)
+	// The bound counts null references too; untouched capacity costs
+	// address space, not memory (a spilled file reserves its blocks).
+	s.edges = alloc[uint32](s.a, 0, int(s.maxEdges))
+	for i := range s.classes {
+		if c := &s.classes[i]; c.id != 0 {
+			if node, ok := ix.lookup(c.id); ok {
+				c.node = node
+			}
+		}
+	}
+	return nil
+}
