@@ -18,6 +18,12 @@
 // metadata names the table and the schema version (MetaSchemaVersion).
 package parquet
 
+import (
+	"runtime/debug"
+
+	pq "github.com/apache/arrow/go/v15/parquet"
+)
+
 // SchemaVersion is the version of the table layout this package writes. It
 // changes whenever a column is renamed, removed or changes type; adding a
 // column does not change it.
@@ -28,3 +34,20 @@ const (
 	MetaSchemaVersion = "hprof2pprof.schema_version" // SchemaVersion
 	MetaTable         = "hprof2pprof.table"          // "samples", "stacks", …
 )
+
+// CreatedBy is the footer's created_by: this program and its version, then
+// the Parquet library and its version in the library's own words, so that
+// readers can recognise the writer and work around its known bugs.
+func CreatedBy() string {
+	return "hprof2pprof " + programVersion() + " (" + pq.DefaultCreatedBy + ")"
+}
+
+// programVersion is the main module's version as the Go tool stamped it
+// (a tag, or a pseudo-version of the commit), or "devel" when the binary
+// carries none (go test, go run).
+func programVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
