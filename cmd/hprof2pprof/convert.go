@@ -114,7 +114,7 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 			return exitFailure
 		}
 	}
-	dst.Views, dst.Stdout = df.views, e.stdout
+	dst.Views, dst.Stdout, dst.Shard = df.views, e.stdout, sh
 	dst.Rel = map[string]string{}
 	for _, in := range all {
 		dst.Inputs = append(dst.Inputs, in.Path)
