@@ -15,7 +15,12 @@
 // whenever a table reaches Options.RowGroupRows rows, so the writer's own
 // memory stays bounded however many sources are added. Columns are zstd
 // compressed; strings are dictionary encoded. Each file's key-value
-// metadata names the table and the schema version (MetaSchemaVersion).
+// metadata names the table and the schema version (MetaSchemaVersion);
+// created_by names this program and the Parquet library (CreatedBy).
+//
+// With Options.Format = FormatArrow the same record batches go to Arrow
+// IPC files (DIR/<table>.arrow) instead: a table is a schema plus record
+// batches streamed to a sink, and only the sink differs.
 package parquet
 
 import (
