@@ -409,3 +409,35 @@ func num(t *testing.T, s string) int64 {
 	}
 	return n
 }
+
+// TestReadersAgreeCorpus does the same over every heap dump of the shared
+// corpus, when it is present beside the repository: real class names,
+// thread stacks and the retained view of dumps from JDK 17 and 25.
+func TestReadersAgreeCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("corpus sweep")
+	}
+	corpus := filepath.Join(moduleRoot(t), "..", "shared", "corpus", "heapdump")
+	if _, err := os.Stat(corpus); err != nil {
+		t.Skip("no shared corpus at " + corpus)
+	}
+	duck := duckdbModules(t)
+	readers := readerModules(t)
+	var gs []*graph.Graph
+	for _, pat := range []string{"*.hprof", "*.hprof.gz"} {
+		m, _ := filepath.Glob(filepath.Join(corpus, pat))
+		for _, p := range m {
+			g, err := convert.ConvertFile(context.Background(), p, convert.Options{Views: []string{graph.ViewHeap, graph.ViewRetained, graph.ViewThreads}})
+			if err != nil {
+				t.Logf("%s: skipped: %v", p, err)
+				continue
+			}
+			g.Source.Path = filepath.Base(p)
+			gs = append(gs, g)
+		}
+	}
+	if len(gs) == 0 {
+		t.Fatal("no heap dump converted")
+	}
+	checkReadersAgree(t, duck, readers, gs, []layout{{FormatParquet, 0}, {FormatArrow, 0}})
+}
