@@ -38,6 +38,9 @@ const SchemaVersion = "1"
 const (
 	MetaSchemaVersion = "hprof2pprof.schema_version" // SchemaVersion
 	MetaTable         = "hprof2pprof.table"          // "samples", "stacks", …
+	// MetaWriter is "hprof2pprof VERSION": Arrow IPC files have no
+	// created_by, so the writer's version travels here in both formats.
+	MetaWriter = "hprof2pprof.writer"
 )
 
 // CreatedBy is the footer's created_by: this program and its version, then

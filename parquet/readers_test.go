@@ -272,6 +272,7 @@ func checkReadersAgree(t *testing.T, duck, readers string, gs []*graph.Graph, la
 		if c.format == FormatArrow {
 			_, tb := readWith(t, "apache-arrow", readers, dir, c.format)
 			all = append(all, reading{"apache-arrow " + filepath.Base(dir), tb})
+			checkFooters(t, "apache-arrow", tb)
 			continue
 		}
 		rs := []string{"arrow-rs", "hyparquet"}
@@ -318,6 +319,9 @@ func checkFooters(t *testing.T, reader string, tables map[string]*readTableOut) 
 		}
 		if v := tb.Metadata[MetaTable]; v != name {
 			t.Errorf("%s: %s: %s = %q, want %q", reader, name, MetaTable, v, name)
+		}
+		if v := tb.Metadata[MetaWriter]; !strings.HasPrefix(v, "hprof2pprof ") {
+			t.Errorf("%s: %s: %s = %q, want \"hprof2pprof VERSION\"", reader, name, MetaWriter, v)
 		}
 		if tb.CreatedBy != nil {
 			cb := *tb.CreatedBy
