@@ -51,11 +51,20 @@ func CreatedBy() string {
 }
 
 // programVersion is the main module's version as the Go tool stamped it
-// (a tag, or a pseudo-version of the commit), or "devel" when the binary
-// carries none (go test, go run).
+// (a tag, or a pseudo-version of the commit), else "devel+REVISION" when
+// only the commit was stamped, else "devel" (go test, go run).
 func programVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel+" + s.Value[:12]
+		}
 	}
 	return "devel"
 }
