@@ -1,7 +1,7 @@
 # hprof2pprof — the two commands the README promises:
 #   make demo   converts a bundled real sample and shows it with go tool pprof
 #   make test   installs/builds the real backends the tests talk to, then runs every test
-.PHONY: test backends demo build vet
+.PHONY: test backends demo build vet lint
 
 # With libdeflate's headers installed (scripts/setup-libdeflate.sh), the
 # JDK's -gz dumps inflate about twice as fast; without them the pure Go
@@ -19,9 +19,15 @@ backends:
 vet:
 	go vet ./...
 
+# The code-shape checks (scripts/lint.sh): gofmt, vet, staticcheck,
+# cyclomatic complexity, file length, the root convert package's size.
+lint:
+	bash scripts/lint.sh
+
 test: backends vet
 	go test ./...
 	@if [ -f /usr/include/libdeflate.h ]; then echo "== convert with -tags libdeflate"; go vet -tags libdeflate ./convert/ && go test -tags libdeflate ./convert/; fi
+	bash scripts/lint.sh
 
 demo: build
 	./hprof2pprof convert -q --view cpu -o out/cpu.pb.gz testdata/cpu-samples.cpuwork.jdk17.hprof

@@ -72,7 +72,7 @@ func TestManySitesOnOneDeepTrace(t *testing.T) {
 	if got := v.Totals()[0]; got != sites {
 		t.Errorf("alloc_objects = %d, want %d: truncating stacks must not lose samples", got, sites)
 	}
-	if g.Soft["stack truncated: the stack table reached its size limit"] == 0 {
+	if g.Soft.Texts()["stack truncated: the stack table reached its size limit"] == 0 {
 		t.Errorf("truncation not counted: %v", g.Soft)
 	}
 	if _, err := pprofout.Profile(g, graph.ViewAlloc); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/mapping"
+	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
 const ahatDump = "../testdata/ahat-test-dump.hprof.gz"
@@ -79,7 +80,7 @@ func TestAndroidAllocationStacks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	in, _, _, err := decompress(f)
+	in, _, _, err := source.Decompress(f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +214,7 @@ func TestAndroidHeapsMappedAndStreamed(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	in, _, _, err := decompress(f)
+	in, _, _, err := source.Decompress(f)
 	if err != nil {
 		t.Fatal(err)
 	}

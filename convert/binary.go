@@ -10,7 +10,10 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
-	"github.com/hprof2pprof/hprof2pprof/convert/names"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/describe"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 )
 
 // binDecoder turns the records of one binary HPROF input into a graph.
@@ -26,18 +29,8 @@ type binDecoder struct {
 	size     int64
 	mapSpans bool // map spans instead of reading them (no copy)
 
-	strings       map[uint64]string
-	classSerial   map[uint32]uint64 // LOAD CLASS serial → class object ID
-	className     map[uint64]string // class object ID → source name
-	frames        map[uint64]hprof.Frame
-	traces        map[uint32]hprof.Trace
-	traceStack    map[uint32]graph.StackID
-	threads       map[uint32]*hprof.StartThread
-	ended         map[uint32]bool
-	frameBuf      []uint64
-	obfClass      map[uint64]string // class object ID → obfuscated name (with --mapping)
-	repeatedLoads int64             // LOAD CLASS records repeating a class ID and name
-	idx           threadIndex       // lookups by thread serial, built once (threadindex.go)
+	sym   *hprof.Symbols // strings, classes, frames, traces, threads
+	names *frames.Namer  // traces → graph stacks, frames named
 
 	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
 	cpuTotal    int64            // sum of the records' own totals
@@ -49,27 +42,24 @@ type binDecoder struct {
 	control     *hprof.ControlSettings
 	summary     *hprof.HeapSummary
 
-	heap     *heapDump // the dump being read
-	lastHeap *heapDump // the dump the heap view is taken from
+	heap     *heapdump.Dump // the dump being read
+	lastHeap *heapdump.Dump // the dump the heap view is taken from
 	dumps    int
 
 	progressNext int64
 }
 
 func newBinDecoder(g *graph.Graph, opts Options) *binDecoder {
-	return &binDecoder{
-		g:           g,
-		opts:        opts,
-		strings:     map[uint64]string{},
-		classSerial: map[uint32]uint64{},
-		className:   map[uint64]string{},
-		frames:      map[uint64]hprof.Frame{},
-		traces:      map[uint32]hprof.Trace{},
-		traceStack:  map[uint32]graph.StackID{},
-		threads:     map[uint32]*hprof.StartThread{},
-		ended:       map[uint32]bool{},
-		cpuByTrace:  map[uint32]int64{},
+	d := &binDecoder{
+		g:          g,
+		opts:       opts,
+		sym:        hprof.NewSymbols(),
+		cpuByTrace: map[uint32]int64{},
 	}
+	d.names = frames.NewNamer(d.sym, opts.Mapping, g)
+	d.sym.NameClass = func(id uint64, name string) string { return d.names.ClassName(id, javaname.Class(name)) }
+	d.sym.SoftFail = func(f hprof.SymbolFault) { d.g.SoftFail(symbolSoftKind[f]) }
+	return d
 }
 
 // wantDump reports whether the n-th (1-based) dump-like record is one to
@@ -94,7 +84,7 @@ func (d *binDecoder) run(ctx context.Context, r *hprof.Reader) error {
 		}
 		d.g.Source.Records[rec.Tag.String()]++
 		if !rec.Tag.Known() {
-			d.g.SoftFail(fmt.Sprintf("unknown record tag 0x%02X skipped", uint8(rec.Tag)))
+			d.g.SoftFailDetail(graph.SoftUnknownRecordTag, fmt.Sprintf("0x%02X", uint8(rec.Tag)))
 			continue // Next skips the body
 		}
 		switch rec.Tag {
@@ -124,64 +114,14 @@ func (d *binDecoder) progress() {
 	}
 }
 
+// record absorbs one record other than a heap dump's: symbols go to
+// the symbol tables, the rest is kept for the views.
 func (d *binDecoder) record(rec hprof.Record, body []byte) error {
+	if hprof.IsSymbol(rec.Tag) {
+		return d.sym.Add(d.r, rec, body)
+	}
 	r := d.r
 	switch rec.Tag {
-	case hprof.TagUTF8:
-		v, err := r.DecodeUTF8(rec, body)
-		if err != nil {
-			return err
-		}
-		if _, dup := d.strings[v.ID]; dup {
-			d.g.SoftFail("duplicate string ID")
-		}
-		d.strings[v.ID] = string(v.Text)
-	case hprof.TagLoadClass:
-		v, err := r.DecodeLoadClass(rec, body)
-		if err != nil {
-			return err
-		}
-		name, ok := d.strings[v.NameID]
-		if !ok {
-			d.g.SoftFail("class names missing string")
-			name = fmt.Sprintf("unknown-class-0x%x", v.ObjectID)
-		}
-		cls := d.deobfuscateClass(v.ObjectID, names.Class(name))
-		if old, dup := d.className[v.ObjectID]; dup {
-			if old != cls {
-				d.g.SoftFail("class ID loaded under two names")
-			} else {
-				// HotSpot can list a class again per initiating loader.
-				d.repeatedLoads++
-			}
-		}
-		d.classSerial[v.ClassSerial] = v.ObjectID
-		d.className[v.ObjectID] = cls
-	case hprof.TagUnloadClass:
-		if _, err := r.DecodeU4(rec, body); err != nil {
-			return err
-		}
-	case hprof.TagFrame:
-		v, err := r.DecodeFrame(rec, body)
-		if err != nil {
-			return err
-		}
-		if _, dup := d.frames[v.ID]; dup {
-			d.g.SoftFail("duplicate STACK FRAME ID")
-		}
-		d.frames[v.ID] = v
-	case hprof.TagTrace:
-		v, err := r.DecodeTrace(rec, body, d.frameBuf)
-		if err != nil {
-			return err
-		}
-		d.frameBuf = v.Frames
-		v.Frames = append([]uint64(nil), v.Frames...)
-		if _, dup := d.traces[v.Serial]; dup {
-			d.g.SoftFail("duplicate STACK TRACE serial")
-			delete(d.traceStack, v.Serial)
-		}
-		d.traces[v.Serial] = v
 	case hprof.TagAllocSites:
 		v, err := r.DecodeAllocSites(rec, body)
 		if err != nil {
@@ -197,44 +137,8 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 			return err
 		}
 		d.summary = &v
-	case hprof.TagStartThread:
-		v, err := r.DecodeStartThread(rec, body)
-		if err != nil {
-			return err
-		}
-		if _, live := d.threads[v.Serial]; live && !d.ended[v.Serial] {
-			d.g.SoftFail("START THREAD reuses the serial of a running thread")
-		}
-		d.threads[v.Serial] = &v
-		delete(d.ended, v.Serial)
-	case hprof.TagEndThread:
-		v, err := r.DecodeU4(rec, body)
-		if err != nil {
-			return err
-		}
-		if _, ok := d.threads[v]; !ok {
-			d.g.SoftFail("END THREAD names unknown thread")
-		}
-		d.ended[v] = true
 	case hprof.TagCPUSamples:
-		v, err := r.DecodeCPUSamples(rec, body)
-		if err != nil {
-			return err
-		}
-		d.cpuRecords++
-		if !d.wantDump(d.cpuRecords) {
-			return nil
-		}
-		d.cpuTotal += int64(v.Total)
-		d.cpuTime = rec.Time
-		var sum int64
-		for _, t := range v.Traces {
-			d.cpuByTrace[t.TraceSerial] += int64(t.Count)
-			sum += int64(t.Count)
-		}
-		if sum != int64(v.Total) {
-			d.g.SoftFail("CPU SAMPLES total differs from the sum of its traces")
-		}
+		return d.cpuSamples(rec, body)
 	case hprof.TagControlSettings:
 		v, err := r.DecodeControlSettings(rec, body)
 		if err != nil {
@@ -245,75 +149,28 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 	return nil
 }
 
-// frame resolves a STACK FRAME ID into a graph frame.
-func (d *binDecoder) frame(id uint64) (graph.FrameID, bool) {
-	f, ok := d.frames[id]
-	if !ok {
-		d.g.SoftFail("trace names missing frame")
-		return d.g.Frame(graph.Frame{Kind: graph.KindMethod, Class: "unknown", Method: fmt.Sprintf("frame-0x%x", id)}), false
+// cpuSamples adds a CPU SAMPLES record of the dump asked for (all of
+// them by default: each holds the samples since the one before).
+func (d *binDecoder) cpuSamples(rec hprof.Record, body []byte) error {
+	v, err := d.r.DecodeCPUSamples(rec, body)
+	if err != nil {
+		return err
 	}
-	class := "unknown"
-	if obj, ok := d.classSerial[f.ClassSerial]; ok {
-		class = d.className[obj]
-	} else {
-		d.g.SoftFail("frame names missing class")
+	d.cpuRecords++
+	if !d.wantDump(d.cpuRecords) {
+		return nil
 	}
-	method, ok := d.strings[f.MethodID]
-	if !ok {
-		d.g.SoftFail("frame names missing string")
+	d.cpuTotal += int64(v.Total)
+	d.cpuTime = rec.Time
+	var sum int64
+	for _, t := range v.Traces {
+		d.cpuByTrace[t.TraceSerial] += int64(t.Count)
+		sum += int64(t.Count)
 	}
-	file := ""
-	if f.SourceID != 0 {
-		file = d.strings[f.SourceID]
+	if sum != int64(v.Total) {
+		d.g.SoftFail(graph.SoftCPUSamplesTotal)
 	}
-	return d.g.Frame(graph.Frame{
-		Kind:      graph.KindMethod,
-		Class:     class,
-		Method:    method,
-		Signature: d.strings[f.SignatureID],
-		File:      file,
-		Line:      f.Line,
-	}), true
-}
-
-// stack returns the graph stack of a STACK TRACE serial (0 when the
-// serial is unknown or the trace is empty).
-func (d *binDecoder) stack(serial uint32) graph.StackID {
-	if id, ok := d.traceStack[serial]; ok {
-		return id
-	}
-	t, ok := d.traces[serial]
-	if !ok {
-		if serial != 0 {
-			d.g.SoftFail(fmt.Sprintf("reference to missing STACK TRACE (serial %d)", serial))
-		}
-		d.traceStack[serial] = 0
-		return 0
-	}
-	ids := make([]graph.FrameID, 0, len(t.Frames))
-	for _, f := range t.Frames {
-		if d.opts.Mapping != nil {
-			ids = d.retrace(ids, f)
-			continue
-		}
-		id, _ := d.frame(f)
-		ids = append(ids, id)
-	}
-	s := d.g.Stack(ids)
-	d.traceStack[serial] = s
-	return s
-}
-
-// threadName is the name of a thread serial from START THREAD records,
-// or the name found in the heap dump's thread objects.
-func (d *binDecoder) threadName(serial uint32) string {
-	if serial == 0 {
-		return ""
-	}
-	if t, ok := d.threads[serial]; ok {
-		return d.strings[t.NameID]
-	}
-	return d.idx.rootName(d, serial)
+	return nil
 }
 
 // finish builds the views from what was read.
@@ -324,8 +181,8 @@ func (d *binDecoder) finish(ctx context.Context, reopen func() (io.ReadCloser, e
 		d.lastHeap = d.heap
 	}
 	if h := d.lastHeap; h != nil {
-		h.finish(d)
-		g.Source.Dump = h.index
+		d.finishDump(h)
+		g.Source.Dump = h.Index
 		if d.opts.wants(graph.ViewThreads) {
 			d.resolveThreadNames(ctx, reopen)
 		}
@@ -348,150 +205,6 @@ func (d *binDecoder) finish(ctx context.Context, reopen func() (io.ReadCloser, e
 	}
 }
 
-func (d *binDecoder) buildCPU() {
-	if d.cpuRecords == 0 {
-		return
-	}
-	g := d.g
-	v := graph.NewCPUView(d.opts.interval())
-	v.Time = g.Source.Time
-	v.Duration = usec(d.cpuTime)
-	agg := graph.NewAggregator(v)
-	for serial, count := range d.cpuByTrace {
-		st := d.stack(serial)
-		agg.Add(st, d.cpuLabels(serial, st), count, count*v.Period)
-	}
-	sortSamples(g, v)
-	v.Comments = append(v.Comments,
-		fmt.Sprintf("CPU SAMPLES: %d records, total %d samples", d.cpuRecords, d.cpuTotal),
-		fmt.Sprintf("cpu/nanoseconds = samples × interval %v (the file does not record the interval; set it with --interval)", d.opts.interval()))
-	g.AddView(v)
-}
-
-// cpuLabels are the labels of a CPU sample of trace serial (graph stack
-// st): the thread's name, and state=blocked for a blocking native leaf.
-func (d *binDecoder) cpuLabels(serial uint32, st graph.StackID) []graph.Label {
-	g := d.g
-	var labels []graph.Label
-	if t, ok := d.traces[serial]; ok {
-		if name := d.threadName(t.ThreadSerial); name != "" {
-			labels = append(labels, graph.Label{Key: graph.LabelThread, Str: name})
-		}
-	}
-	if g.Blocked(st) {
-		labels = append(labels, graph.BlockedState)
-	}
-	return labels
-}
-
-// siteClass is the source name of the class an ALLOC SITES site allocates.
-func (d *binDecoder) siteClass(site hprof.AllocSite) string {
-	g := d.g
-	if site.ArrayType != 0 && site.ArrayType != hprof.TypeObject {
-		class := site.ArrayType.JavaName() + "[]"
-		if class == "[]" {
-			g.SoftFail("site has invalid array type")
-			class = fmt.Sprintf("array-type-%d[]", site.ArrayType)
-		}
-		return class
-	}
-	if obj, ok := d.classSerial[site.ClassSerial]; ok {
-		return d.className[obj]
-	}
-	g.SoftFail("site names missing class")
-	return fmt.Sprintf("unknown-class-serial-%d", site.ClassSerial)
-}
-
-func (d *binDecoder) buildAlloc() {
-	if d.sites == nil {
-		return
-	}
-	g := d.g
-	s := d.sites
-	v := graph.NewAllocView()
-	v.Time = g.Source.Time
-	v.Duration = usec(d.sitesTime)
-	agg := graph.NewAggregator(v)
-	for _, site := range s.Sites {
-		class := d.siteClass(site)
-		st := g.WithLeaf(d.stack(site.TraceSerial), class)
-		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: class}},
-			int64(site.AllocObjects), int64(site.AllocBytes), int64(site.LiveInstances), int64(site.LiveBytes))
-	}
-	sortSamples(g, v)
-	v.Comments = append(v.Comments,
-		fmt.Sprintf("ALLOC SITES totals: live %d bytes in %d instances; allocated %d bytes in %d instances; %d sites",
-			s.LiveBytes, s.LiveInstances, s.AllocBytes, s.AllocInstances, len(s.Sites)))
-	if len(s.Sites) > 0 {
-		v.Comments = append(v.Comments, "the hprof agent lists only sites above its cutoff, so the sites may sum to less than the totals")
-	}
-	g.AddView(v)
-}
-
-func (d *binDecoder) buildThreads() {
-	g := d.g
-	v := graph.NewThreadsView()
-	v.Time = g.Source.Time
-	if h := d.lastHeap; h != nil && len(h.threadRoots) > 0 {
-		for _, t := range h.threadRoots {
-			st := d.stack(t.traceSerial)
-			if st == 0 {
-				// jhsdb points every thread root at the empty dummy
-				// trace; the thread's own STACK TRACE names its serial.
-				st = d.stackOfThread(t.threadSerial)
-			}
-			th := graph.Thread{Serial: t.threadSerial, ObjectID: t.objectID, Name: t.name, Class: t.class, Stack: st}
-			if st, ok := d.threads[t.threadSerial]; ok {
-				// The agent names its threads in START THREAD records;
-				// its heap dumps carry no field values to read names from.
-				if th.Name == "" {
-					th.Name = d.strings[st.NameID]
-				}
-				th.Group = d.strings[st.GroupID]
-			}
-			g.Threads = append(g.Threads, th)
-		}
-	} else {
-		for serial, t := range d.threads {
-			if d.ended[serial] {
-				continue
-			}
-			th := graph.Thread{Serial: serial, ObjectID: t.ObjectID, Name: d.strings[t.NameID], Group: d.strings[t.GroupID],
-				Stack: d.stack(t.TraceSerial)}
-			if th.Stack == 0 {
-				th.Stack = d.stackOfThread(serial)
-			}
-			g.Threads = append(g.Threads, th)
-		}
-	}
-	if len(g.Threads) == 0 {
-		return
-	}
-	sortThreads(g.Threads)
-	agg := graph.NewAggregator(v)
-	for _, th := range g.Threads {
-		name := th.Name
-		if name == "" {
-			name = fmt.Sprintf("thread-serial-%d", th.Serial)
-		}
-		agg.Add(th.Stack, []graph.Label{{Key: graph.LabelThread, Str: name}}, 1)
-	}
-	v.Comments = append(v.Comments, fmt.Sprintf("%d threads", len(g.Threads)))
-	g.AddView(v)
-}
-
-// stackOfThread is the stack of the longest STACK TRACE naming the thread
-// serial, 0 when none.
-func (d *binDecoder) stackOfThread(serial uint32) graph.StackID {
-	if serial == 0 {
-		return 0
-	}
-	if best, ok := d.idx.longestTrace(d, serial); ok {
-		return d.stack(best)
-	}
-	return 0
-}
-
 // decodeBinary reads a binary HPROF stream into a new graph. reopen, when
 // not nil, opens the same input again from the start: the thread view of
 // a heap dump may need a second look at objects seen before it knew it
@@ -510,7 +223,7 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 		}
 	}
 	runErr := d.run(ctx, r)
-	if h := d.heap; h != nil && len(h.spans) > 0 {
+	if h := d.heap; h != nil && len(h.Spans) > 0 {
 		// The input ended inside a dump: count what it holds.
 		if err := d.scanSpans(ctx, h); err != nil && runErr == nil {
 			runErr = err
@@ -526,24 +239,24 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 			return runErr
 		}
 		g.Damage = runErr
-		g.Lost = d.lostText(runErr)
+		g.Lost = hprof.Lost(runErr)
 	}
 	if d.heap != nil && d.heap != d.lastHeap && d.lastHeap != nil {
 		// An incomplete dump after a complete one: report it, keep the
 		// complete one.
-		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("heap dump %d is incomplete and was not used", d.heap.index))
+		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("heap dump %d is incomplete and was not used", d.heap.Index))
 	}
 	if h := d.lastHeap; h != nil || d.heap != nil {
 		if h == nil {
 			h = d.heap
 		}
-		if !h.complete && runErr == nil {
+		if !h.Complete && runErr == nil {
 			// Segments with no HEAP DUMP END: the writer stopped, or the
 			// file was cut at a record boundary.
 			g.Damage = &hprof.FormatError{Off: g.Source.Bytes, Record: "HEAP DUMP SEGMENT", Msg: "no HEAP DUMP END before the end of the input", Err: hprof.ErrTruncated}
-			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d has no HEAP DUMP END: the input ends after its last whole record, so later objects may be missing", h.index))
-		} else if !h.complete {
-			g.Lost = joinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.index))
+			g.Lost = hprof.JoinLost(g.Lost, fmt.Sprintf("heap dump %d has no HEAP DUMP END: the input ends after its last whole record, so later objects may be missing", h.Index))
+		} else if !h.Complete {
+			g.Lost = hprof.JoinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.Index))
 		}
 	}
 	g.StackBudget = graph.StackBudgetFor(r.Offset())
@@ -552,23 +265,32 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.
 	return nil
 }
 
-func (d *binDecoder) lostText(err error) string {
-	var fe *hprof.FormatError
-	if errors.As(err, &fe) {
-		if errors.Is(err, hprof.ErrTruncated) {
-			return fmt.Sprintf("the input ends at byte %d inside the %s: that record and anything after it are missing", fe.Off, fe.Record)
-		}
-		return fmt.Sprintf("decoding stopped in the %s at byte %d; the rest of the input (from byte %d) was not read", fe.Record, fe.Off, fe.Off)
+// describe fills the writer guess and the notes of `info`.
+func (d *binDecoder) describe() {
+	f := describe.Facts{
+		Source: &d.g.Source, Soft: d.g.Soft, Control: d.control, Sites: d.sites, Summary: d.summary,
+		Heap: d.lastHeap, Env: d.env(), MappingClasses: -1, Renamed: d.names.Renamed(),
+		RepeatedLoads: d.sym.RepeatedLoads, ClassName: d.sym.ClassName,
 	}
-	return "decoding stopped early; the rest of the input was not read"
-}
-
-func joinLost(a, b string) string {
-	if a == "" {
-		return b
+	if d.lastHeap != nil {
+		f.Ref, f.RefWhy = d.oopSize(d.lastHeap)
 	}
-	return a + "; " + b
+	if d.opts.Mapping != nil {
+		f.MappingClasses = d.opts.Mapping.Len()
+	}
+	describe.Describe(f)
 }
 
 // usec converts a record TIME field (µs since the header time).
 func usec(t uint32) time.Duration { return time.Duration(t) * time.Microsecond }
+
+// symbolSoftKind is the soft failure kind of each symbol table fault.
+var symbolSoftKind = [...]graph.SoftKind{
+	hprof.SymDuplicateString:    graph.SoftDuplicateString,
+	hprof.SymClassMissingString: graph.SoftClassMissingString,
+	hprof.SymClassTwoNames:      graph.SoftClassTwoNames,
+	hprof.SymDuplicateFrame:     graph.SoftDuplicateFrame,
+	hprof.SymDuplicateTrace:     graph.SoftDuplicateTrace,
+	hprof.SymThreadSerialReused: graph.SoftThreadSerialReused,
+	hprof.SymEndUnknownThread:   graph.SoftEndUnknownThread,
+}

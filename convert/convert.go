@@ -1,19 +1,7 @@
-// Package convert decodes Java HPROF inputs — binary heap dumps and
-// hprof agent files, and the agent's text reports — into the graph of
-// package convert/graph, which every emitter reads.
-//
-// Where things happen:
-//   - convert/hprof: the binary record reader (one record or heap
-//     sub-record at a time, never the whole file)
-//   - convert/text: the text report parser
-//   - convert/names: class name rules
-//   - binary.go, heapdump.go: binary records → graph views
-//   - input.go: opening files, gzip/bzip2 by magic bytes, text vs binary
 package convert
 
 import (
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
@@ -43,11 +31,6 @@ type Options struct {
 	// input bytes read so far.
 	Progress func(done int64)
 
-	// sequential reads plain files as one stream, without the parallel
-	// heap pass (tests compare the two paths).
-	sequential bool
-
-	probe *retainedProbe // tests: keep the retained analysis
 	// MaxMemory, when positive, stops decoding with ErrMemoryLimit once
 	// the process's Go heap holds more than this many bytes.
 	MaxMemory int64
@@ -71,51 +54,4 @@ func (o Options) interval() time.Duration {
 
 func (o Options) wants(view string) bool {
 	return len(o.Views) == 0 || slices.Contains(o.Views, view)
-}
-
-// sortSamples orders a view's samples by their first value, largest
-// first, then by stack, so outputs are stable run to run.
-func sortSamples(g *graph.Graph, v *graph.View) {
-	slices.SortStableFunc(v.Samples, func(a, b graph.Sample) int {
-		for i := len(a.Values) - 1; i >= 0; i-- {
-			if a.Values[i] != b.Values[i] {
-				if a.Values[i] > b.Values[i] {
-					return -1
-				}
-				return 1
-			}
-		}
-		if c := compareStacks(g, a.Stack, b.Stack); c != 0 {
-			return c
-		}
-		return strings.Compare(labelKey(a.Labels), labelKey(b.Labels))
-	})
-}
-
-func labelKey(ls []graph.Label) string {
-	var b strings.Builder
-	for _, l := range ls {
-		b.WriteString(l.Key + "=" + l.Str + ";")
-	}
-	return b.String()
-}
-
-func sortThreads(ts []graph.Thread) {
-	slices.SortStableFunc(ts, func(a, b graph.Thread) int {
-		if c := strings.Compare(a.Name, b.Name); c != 0 {
-			return c
-		}
-		if a.Serial != b.Serial {
-			if a.Serial < b.Serial {
-				return -1
-			}
-			return 1
-		}
-		if a.ObjectID < b.ObjectID {
-			return -1
-		} else if a.ObjectID > b.ObjectID {
-			return 1
-		}
-		return 0
-	})
 }

@@ -28,7 +28,7 @@ func gzipMembers(data []byte, split int) []byte {
 
 // summary is what two decodings of the same bytes must agree on.
 func summary(g *graph.Graph) string {
-	s := fmt.Sprintf("records %v soft %v lost %q damage %v dumps %d", sortedMap(g.Source.Records), sortedMap(g.Soft), g.Lost, g.Damage, g.Source.Dumps)
+	s := fmt.Sprintf("records %v soft %v lost %q damage %v dumps %d", sortedMap(g.Source.Records), sortedMap(g.Soft.Texts()), g.Lost, g.Damage, g.Source.Dumps)
 	for _, v := range g.Views {
 		s += fmt.Sprintf(" %s%v", v.Name, v.Totals())
 	}

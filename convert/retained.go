@@ -9,7 +9,9 @@ import (
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
-	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
@@ -19,62 +21,6 @@ import (
 // through reopen; standard input cannot be reopened, so there the view is
 // missing and a note says why.
 
-// spanObjects are the objects of one heap span, noted by the first pass
-// when the retained view is asked for: their IDs, and a bound on their
-// references (each takes an ID's bytes of the span).
-type spanObjects struct {
-	ids  []uint64
-	refs int64
-}
-
-func (o *spanObjects) add(s *hprof.SubRecord, idSize int) {
-	switch s.Tag {
-	case hprof.InstanceDump:
-		o.ids = append(o.ids, s.ID)
-		o.refs += int64(s.Length) / int64(idSize)
-	case hprof.ObjArrayDump:
-		o.ids = append(o.ids, s.ID)
-		o.refs += int64(s.Length)
-	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-		o.ids = append(o.ids, s.ID)
-	case hprof.ClassDump:
-		o.ids = append(o.ids, s.ID)
-		o.refs += int64(len(s.Class.Statics)) + 1 // + the loader
-	}
-}
-
-// fileSegments are the spans of a plain file, mapped when they can be.
-type fileSegments struct {
-	f     *os.File
-	spans []heapSpan
-	mmap  bool
-}
-
-func (fs *fileSegments) Len() int                  { return len(fs.spans) }
-func (fs *fileSegments) SegmentOffset(i int) int64 { return fs.spans[i].off }
-
-func (fs *fileSegments) Body(i int, buf *[]byte, fn func(hprof.Record, []byte)) error {
-	sp := fs.spans[i]
-	if fs.mmap {
-		if body, unmap, ok := mapSpan(fs.f, sp.off, sp.n); ok {
-			defer unmap()
-			return guardFaults(func() { fn(sp.rec, body) })
-		}
-	}
-	body, err := sp.read(fs.f, buf)
-	if err != nil {
-		return err
-	}
-	fn(sp.rec, body)
-	return nil
-}
-
-// retainedProbe lets tests keep the analysis for per-object queries.
-type retainedProbe struct {
-	garbageHolds bool // the oracle's model (retained.Input.GarbageHolds)
-	result       *retained.Result
-}
-
 // asks reports whether the user named view explicitly.
 func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) }
 
@@ -82,26 +28,27 @@ func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) 
 // adds the retained view.
 func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCloser, error)) {
 	h := d.lastHeap
-	if h == nil || len(h.classes) == 0 {
+	if h == nil || len(h.Classes) == 0 {
 		return
 	}
 	g := d.g
 	if reopen == nil {
 		g.Source.Notes = append(g.Source.Notes,
 			"retained view not computed: it reads the input again, which standard input cannot do; convert a file instead")
-		g.SoftFail("retained view needs a file input")
+		g.SoftFail(graph.SoftRetainedNeedsFile)
 		return
 	}
 	oop, _ := d.oopSize(h)
+	probe := testhooks.From(ctx).Retained
 	in := retained.Input{
 		Open:      reopen,
-		Dump:      h.index,
-		Classes:   make(map[uint64]*retained.Class, len(h.classes)),
-		FieldName: func(id uint64) string { return d.strings[id] },
-		// The heap view's array model (newObjAgg): align8(header + 4 + data).
-		ArraySize: func(data int64) int64 { return align8(int64(d.header(oop)) + 4 + data) },
+		Dump:      h.Index,
+		Classes:   make(map[uint64]*retained.Class, len(h.Classes)),
+		FieldName: func(id uint64) string { return d.sym.Strings[id] },
+		// The heap view's array model: data bytes of elements.
+		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(oop)), data, 1) },
 		RefSize:   oop,
-		KeepIDs:   d.opts.probe != nil,
+		KeepIDs:   probe != nil,
 	}
 	switch {
 	case d.opts.RetainedMemory != 0:
@@ -112,26 +59,26 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		in.MemoryBudget = d.opts.MaxMemory / 2
 	}
 	in.SpillDir = d.opts.SpillDir
-	if d.opts.probe != nil {
-		in.GarbageHolds = d.opts.probe.garbageHolds
+	if probe != nil {
+		in.GarbageHolds = probe.GarbageHolds
 	}
-	if f, ok := d.file.(*os.File); ok && !h.streamed && len(h.objs) > 0 {
+	if f, ok := d.file.(*os.File); ok && !h.Streamed && len(h.Objs) > 0 {
 		// The first pass noted every object of the dump's spans: fill
 		// the graph from the spans instead of reading the input twice.
-		in.Segments = &fileSegments{f: f, spans: h.allSpans[:len(h.objs)], mmap: d.mapSpans}
+		in.Segments = &heapdump.FileSegments{File: f, Spans: h.AllSpans[:len(h.Objs)], Map: d.mapSpans}
 		in.IDSize = d.r.IDSize()
-		for _, o := range h.objs {
-			in.IDs = append(in.IDs, o.ids)
-			in.SegmentRefs = append(in.SegmentRefs, o.refs)
+		for _, o := range h.Objs {
+			in.IDs = append(in.IDs, o.IDs)
+			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
 		}
-		h.objs = nil
+		h.Objs = nil
 	}
-	for id, c := range h.classes {
-		name := d.className[id]
+	for id, c := range h.Classes {
+		name := d.sym.ClassName[id]
 		if name == "" {
 			name = fmt.Sprintf("unknown-class-0x%x", id)
 		}
-		in.Classes[id] = &retained.Class{Name: name, Super: c.super, Fields: c.fields, Size: d.instanceSize(h, id, oop)}
+		in.Classes[id] = &retained.Class{Name: name, Super: c.Super, Fields: c.Fields, Size: d.instanceSize(h, id, oop)}
 	}
 	if d.opts.Progress != nil {
 		total := g.Source.Bytes
@@ -143,11 +90,11 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	res, err := retained.Compute(ctx, in)
 	if err != nil {
 		g.Source.Notes = append(g.Source.Notes, "retained view not computed: "+err.Error())
-		g.SoftFail("retained view failed")
+		g.SoftFail(graph.SoftRetainedFailed)
 		return
 	}
-	if d.opts.probe != nil {
-		d.opts.probe.result = res
+	if probe != nil {
+		probe.Result = res
 	}
 	spill := res.Spill.String()
 	if spill != "" {
@@ -163,9 +110,9 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	}
 	v := res.View(g)
 	v.Time = g.Source.Time
-	sortSamples(g, v)
+	g.SortSamples(v)
 	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
-		h.index, d.dumps, oop))
+		h.Index, d.dumps, oop))
 	if spill != "" {
 		v.Comments = append(v.Comments, spill)
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
@@ -50,15 +51,15 @@ func readRetainedCSV(t *testing.T, path string, idCol, classCol, retCol int) []o
 // retainedOf converts path with the retained view and keeps the analysis.
 func retainedOf(t *testing.T, path string, garbageHolds bool) (*graph.Graph, *retained.Result) {
 	t.Helper()
-	probe := &retainedProbe{garbageHolds: garbageHolds}
-	g, err := ConvertFile(context.Background(), path, Options{Views: []string{graph.ViewRetained}, probe: probe})
+	probe := &testhooks.Retained{GarbageHolds: garbageHolds}
+	g, err := ConvertFile(testhooks.With(context.Background(), testhooks.Hooks{Retained: probe}), path, Options{Views: []string{graph.ViewRetained}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if probe.result == nil {
+	if probe.Result == nil {
 		t.Fatalf("no retained analysis; notes %v, soft %v", g.Source.Notes, g.Soft)
 	}
-	return g, probe.result
+	return g, probe.Result
 }
 
 // checkRetainedOracle compares retained sizes with the oracle's top

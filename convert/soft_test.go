@@ -95,8 +95,8 @@ func TestSoftFailures(t *testing.T) {
 				t.Fatalf("damage %v: an inconsistency is not damage", g.Damage)
 			}
 			for k, n := range c.soft {
-				if g.Soft[k] != n {
-					t.Errorf("Soft[%q] = %d, want %d (all: %v)", k, g.Soft[k], n, g.Soft)
+				if g.Soft.Texts()[k] != n {
+					t.Errorf("Soft[%q] = %d, want %d (all: %v)", k, g.Soft.Texts()[k], n, g.Soft.Texts())
 				}
 			}
 			if len(c.soft) == 0 && len(g.Soft) != 0 {

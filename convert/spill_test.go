@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
@@ -25,28 +26,29 @@ func TestRetainedSpill(t *testing.T) {
 	path := filepath.Join("..", "testdata", "jdk17-zoo-live.hprof")
 	for _, sequential := range []bool{false, true} {
 		t.Run(map[bool]string{false: "spans", true: "stream"}[sequential], func(t *testing.T) {
-			convert := func(spillDir string) (*graph.Graph, *retainedProbe) {
-				probe := &retainedProbe{}
-				opts := Options{Views: []string{graph.ViewRetained}, probe: probe, sequential: sequential}
+			convert := func(spillDir string) (*graph.Graph, *testhooks.Retained) {
+				probe := &testhooks.Retained{}
+				ctx := testhooks.With(context.Background(), testhooks.Hooks{Retained: probe, Sequential: sequential})
+				opts := Options{Views: []string{graph.ViewRetained}}
 				if spillDir != "" {
 					opts.RetainedMemory, opts.SpillDir = -1, spillDir
 				}
-				g, err := ConvertFile(context.Background(), path, opts)
+				g, err := ConvertFile(ctx, path, opts)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if probe.result == nil {
+				if probe.Result == nil {
 					t.Fatalf("no retained analysis; notes %v", g.Source.Notes)
 				}
 				return g, probe
 			}
 			heap, hp := convert("")
-			if hp.result.Spill.Dir != "" {
-				t.Fatalf("the small fixture spilled without being asked to: %v", hp.result.Spill)
+			if hp.Result.Spill.Dir != "" {
+				t.Fatalf("the small fixture spilled without being asked to: %v", hp.Result.Spill)
 			}
 			parent := t.TempDir()
 			spilled, sp := convert(parent)
-			s := sp.result.Spill
+			s := sp.Result.Spill
 			if s.Err != nil || !strings.HasPrefix(s.Dir, parent) || s.Mapped == 0 || s.Peak == 0 || s.Peak > s.Mapped {
 				t.Fatalf("spill %+v: want a directory in %s and mapped bytes", s, parent)
 			}
@@ -79,8 +81,8 @@ func TestRetainedSpill(t *testing.T) {
 			if !slices.Equal(heap.RetainedByClass, spilled.RetainedByClass) {
 				t.Error("retained sizes by class differ")
 			}
-			if hp.result.Stats != sp.result.Stats {
-				t.Errorf("stats differ: heap %+v, spilled %+v", hp.result.Stats, sp.result.Stats)
+			if hp.Result.Stats != sp.Result.Stats {
+				t.Errorf("stats differ: heap %+v, spilled %+v", hp.Result.Stats, sp.Result.Stats)
 			}
 		})
 	}

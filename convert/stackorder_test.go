@@ -24,7 +24,7 @@ func TestCompareStacksMatchesKeys(t *testing.T) {
 	n := graph.StackID(len(g.Stacks))
 	for a := graph.StackID(0); a < n; a++ {
 		for b := graph.StackID(0); b < n; b++ {
-			if got, want := compareStacks(g, a, b), strings.Compare(refKey(g, a), refKey(g, b)); got != want {
+			if got, want := g.CompareStacks(a, b), strings.Compare(refKey(g, a), refKey(g, b)); got != want {
 				t.Fatalf("stacks %d and %d: %d, keys say %d", a, b, got, want)
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -69,24 +68,13 @@ type Stream struct {
 	state       int64
 	cpuPending  bool
 	allocPend   bool
-	pendingEnd  uint32 // TIME of the latest answer absorbed
-	lastTime    uint32 // TIME of the latest record
-	lastEnd     uint32 // End of the previous window
-	sitesPrev   map[siteKey]siteCount
+	pendingEnd  uint32            // TIME of the latest answer absorbed
+	lastTime    uint32            // TIME of the latest record
+	lastEnd     uint32            // End of the previous window
+	sites       *hprof.SitesDelta // allocation growth between answers
 	seq         int
 	heapSkipped int64
 	offset      int64 // bytes absorbed, for windows cut by Flush
-}
-
-type siteKey struct {
-	array hprof.BasicType
-	class uint32
-	trace uint32
-}
-
-type siteCount struct {
-	allocObjects, allocBytes uint64
-	liveObjects, liveBytes   uint64
 }
 
 // NewStream reads the header from src and prepares to read records.
@@ -112,7 +100,7 @@ func NewStream(src io.Reader, opts StreamOptions) (*Stream, error) {
 	}
 	d := newBinDecoder(meta, opts.Options)
 	d.r = r
-	return &Stream{r: r, opts: opts, d: d, meta: meta, sitesPrev: map[siteKey]siteCount{}}, nil
+	return &Stream{r: r, opts: opts, d: d, meta: meta, sites: hprof.NewSitesDelta()}, nil
 }
 
 // Header is the stream's header.
@@ -173,7 +161,7 @@ func (s *Stream) Next() (*Window, error) {
 	s.meta.Source.Records[rec.Tag.String()]++
 	s.lastTime = rec.Time
 	if !rec.Tag.Known() {
-		s.meta.SoftFail(fmt.Sprintf("unknown record tag 0x%02X skipped", uint8(rec.Tag)))
+		s.meta.SoftFailDetail(graph.SoftUnknownRecordTag, fmt.Sprintf("0x%02X", uint8(rec.Tag)))
 		return nil, nil
 	}
 	var w *Window
@@ -242,7 +230,7 @@ func (s *Stream) cut(end uint32) *Window {
 	g.Source.Records = maps.Clone(s.meta.Source.Records)
 	g.Source.Notes = slices.Clone(s.meta.Source.Notes)
 	g.Source.Bytes = s.offset
-	g.Soft, s.meta.Soft = s.meta.Soft, map[string]int64{}
+	g.Soft, s.meta.Soft = s.meta.Soft, graph.SoftCounts{}
 	if s.heapSkipped > 0 {
 		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("%d bytes of heap dump records were skipped: heap dumps are not converted live", s.heapSkipped))
 	}
@@ -252,7 +240,8 @@ func (s *Stream) cut(end uint32) *Window {
 	hdr := s.r.Header.Time
 	w := &Window{Graph: g, Start: hdr.Add(usec(s.lastEnd)), End: hdr.Add(usec(end)), CPU: s.cpuPending, Alloc: s.allocPend}
 
-	d.g, d.traceStack = g, map[uint32]graph.StackID{}
+	d.g = g
+	d.names.Into(g)
 	if s.cpuPending {
 		d.buildCPU()
 		d.cpuByTrace, d.cpuTotal, d.cpuRecords = map[uint32]int64{}, 0, 0
@@ -262,7 +251,8 @@ func (s *Stream) cut(end uint32) *Window {
 	}
 	d.sites = nil
 	s.buildThreadsWindow()
-	d.g, d.traceStack = s.meta, map[uint32]graph.StackID{}
+	d.g = s.meta
+	d.names.Into(s.meta)
 
 	for _, v := range g.Views {
 		v.Time, v.Duration = w.Start, w.End.Sub(w.Start)
@@ -275,51 +265,15 @@ func (s *Stream) cut(end uint32) *Window {
 }
 
 // buildAllocWindow builds the alloc view of the pending ALLOC SITES
-// answer: allocations as growth since the previous answer (the agent's
-// counters are cumulative), live values as they are now. A site missing
-// from an answer (below the agent's cutoff) keeps its previous counts as
-// the base of its next delta. s.mu is held.
+// answer: allocations as growth since the previous answer, live values
+// as they are now (hprof.SitesDelta). s.mu is held.
 func (s *Stream) buildAllocWindow() {
 	d := s.d
 	cur := d.sites
-	sums := map[siteKey]siteCount{}
-	var order []siteKey
-	for _, site := range cur.Sites {
-		k := siteKey{site.ArrayType, site.ClassSerial, site.TraceSerial}
-		c, seen := sums[k]
-		if !seen {
-			order = append(order, k)
-			if _, known := s.sitesPrev[k]; !known {
-				s.state += 48 // the base of the next delta, kept
-			}
-		}
-		c.allocObjects += uint64(site.AllocObjects)
-		c.allocBytes += uint64(site.AllocBytes)
-		c.liveObjects += uint64(site.LiveInstances)
-		c.liveBytes += uint64(site.LiveBytes)
-		sums[k] = c
-	}
-	delta := *cur
-	delta.Sites = make([]hprof.AllocSite, 0, len(order))
-	for _, k := range order {
-		c := sums[k]
-		prev := s.sitesPrev[k]
-		if c.allocObjects < prev.allocObjects || c.allocBytes < prev.allocBytes {
-			// Counters went back: the agent was reset; count from zero.
-			d.g.SoftFail("ALLOC SITES counter went back; delta taken from zero")
-			prev = siteCount{}
-		}
-		s.sitesPrev[k] = c
-		site := hprof.AllocSite{
-			ArrayType: k.array, ClassSerial: k.class, TraceSerial: k.trace,
-			AllocObjects:  clampU32(c.allocObjects - prev.allocObjects),
-			AllocBytes:    clampU32(c.allocBytes - prev.allocBytes),
-			LiveInstances: clampU32(c.liveObjects),
-			LiveBytes:     clampU32(c.liveBytes),
-		}
-		if site.AllocObjects|site.AllocBytes|site.LiveInstances|site.LiveBytes != 0 {
-			delta.Sites = append(delta.Sites, site)
-		}
+	delta, kept, reset := s.sites.Next(cur)
+	s.state += kept
+	for range reset {
+		d.g.SoftFail(graph.SoftSitesCounterBack)
 	}
 	d.sites = &delta
 	d.buildAlloc()
@@ -329,32 +283,16 @@ func (s *Stream) buildAllocWindow() {
 	}
 }
 
-func clampU32(v uint64) uint32 {
-	if v > 1<<32-1 {
-		return 1<<32 - 1
-	}
-	return uint32(v)
-}
-
 // buildThreadsWindow builds the threads view of the threads alive now.
 // The agent writes a thread's STACK TRACE only at its next dump, so a
 // thread may name a trace not sent yet: that is normal in a live stream
 // and becomes a note rather than a soft failure. s.mu is held.
 func (s *Stream) buildThreadsWindow() {
 	g := s.d.g
-	before := maps.Clone(g.Soft)
+	names := s.d.names
+	names.Pending(true)
 	s.d.buildThreads()
-	var pending int64
-	for k, n := range g.Soft {
-		if n > before[k] && strings.HasPrefix(k, "reference to missing STACK TRACE") {
-			pending += n - before[k]
-			if before[k] == 0 {
-				delete(g.Soft, k)
-			} else {
-				g.Soft[k] = before[k]
-			}
-		}
-	}
+	pending := names.Pending(false)
 	if pending > 0 {
 		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("%d thread stacks not sent by the agent yet (it writes them at its next dump)", pending))
 	}

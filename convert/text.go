@@ -5,17 +5,14 @@ import (
 	"io"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/source"
 	"github.com/hprof2pprof/hprof2pprof/convert/text"
 )
-
-// textSniff reports whether p starts a text report of the hprof agent
-// (java.hprof.txt) or a cpu=old report.
-func textSniff(p []byte) bool { return text.Sniff(p) }
 
 // decodeText parses a text report into g, keeping what convert already
 // set (path, compression).
 func decodeText(ctx context.Context, r io.Reader, g *graph.Graph, opts Options) error {
-	cr := &ctxReader{ctx: ctx, r: r, progress: opts.Progress}
+	cr := source.WithContext(ctx, r, opts.Progress)
 	tg, err := text.Parse(cr, text.Options{Interval: opts.interval(), Dump: opts.Dump})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -29,31 +26,10 @@ func decodeText(ctx context.Context, r io.Reader, g *graph.Graph, opts Options) 
 	kept := g.Views[:0]
 	for _, v := range g.Views {
 		if opts.wants(v.Name) {
-			sortSamples(g, v)
+			g.SortSamples(v)
 			kept = append(kept, v)
 		}
 	}
 	g.Views = kept
 	return nil
-}
-
-// ctxReader stops reading when ctx is done and reports progress.
-type ctxReader struct {
-	ctx      context.Context
-	r        io.Reader
-	progress func(int64)
-	n, last  int64
-}
-
-func (c *ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	if c.progress != nil && c.n-c.last >= 1<<20 {
-		c.last = c.n
-		c.progress(c.n)
-	}
-	return n, err
 }

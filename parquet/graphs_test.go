@@ -122,6 +122,6 @@ func testGraph(path string, scale int64) *graph.Graph {
 		ta.Add(th.Stack, []graph.Label{{Key: graph.LabelThread, Str: th.Name}, {Key: graph.LabelState, Str: th.State}}, 1)
 	}
 	g.AddView(threads)
-	g.SoftFail("trace names missing frame")
+	g.SoftFail(graph.SoftTraceMissingFrame)
 	return g
 }

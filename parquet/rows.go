@@ -28,7 +28,7 @@ func (w *Writer) addSource(j *job) error {
 	r.i32(int32(s.Dump))
 	r.counts(sortedCounts(s.Records))
 	r.i64(g.SoftTotal())
-	r.counts(sortedCounts(g.Soft))
+	r.counts(sortedCounts(g.Soft.Texts()))
 	if g.Damage != nil {
 		r.str(g.Damage.Error())
 	} else {

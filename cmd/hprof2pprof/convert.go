@@ -34,15 +34,68 @@ var jobOnlyFlags = map[string]bool{
 	"progress": true, "progress-interval": true, "summary": true,
 }
 
+// convertCmd is one run of convert: its flags, then the inputs it takes.
+type convertCmd struct {
+	fs     *flag.FlagSet
+	df     decodeFlags
+	dst    destination
+	bf     batchFlags
+	format string
+	sh     shard
+	f      outputFormat
+}
+
 func runConvert(ctx context.Context, e *env, args []string) int {
+	c := &convertCmd{}
+	args, code := c.parse(e, args)
+	if code >= 0 {
+		return code
+	}
+	all, mine, batch, code := c.inputs(e, args)
+	if code >= 0 {
+		return code
+	}
+	w, perInput, code := c.open(e, all)
+	if code >= 0 {
+		return code
+	}
+	start := time.Now()
+	t := newTracker(e.stderr, c.bf.progress, c.bf.interval, mine)
+	j := &job{
+		e:        &env{stdin: e.stdin, stdout: e.stdout, stderr: t.log()},
+		df:       &c.df,
+		dst:      c.dst,
+		perInput: perInput,
+		w:        w,
+		workers:  c.bf.workers,
+		force:    c.bf.force,
+		options:  shapingFlags(c.fs, c.format),
+		inputs:   mine,
+		tracker:  t,
+		resuming: c.dst.Dir != "" && perInput,
+	}
+	if j.resuming {
+		cleanStale(c.dst, all, mine)
+	}
+	j.run(ctx)
+	closed, cerr := w.Close()
+	for _, p := range closed {
+		j.say("wrote %s\n", p)
+	}
+	t.finish()
+	return c.summarize(e, j, closed, cerr, batch, time.Since(start))
+}
+
+// parse reads convert's flags and checks them; code is an exit status
+// when the run ends here, else -1.
+func (c *convertCmd) parse(e *env, args []string) (rest []string, code int) {
 	fs := newFlagSet("convert", "INPUT...", e.stderr)
-	var df decodeFlags
-	df.add(fs)
-	var dst destination
-	var bf batchFlags
+	c.fs = fs
+	c.df.add(fs)
+	bf, dst := &c.bf, &c.dst
 	fs.StringVar(&dst.Out, "o", "", "output file for one view, or the name prefix for several ('-': standard output); one input only")
 	fs.StringVar(&dst.Dir, "d", "", "output directory; directory inputs are mirrored under it, and a rerun skips inputs already converted")
-	format := fs.String("format", "pprof", "output format: "+strings.Join(formatNames(), ", "))
+	fs.StringVar(&c.format, "format", "pprof", "output format: "+strings.Join(formatNames(), ", "))
 	fs.IntVar(&bf.workers, "j", runtime.NumCPU(), "inputs converted at once")
 	fs.Var(&bf.sel.include, "include", "in directories, take only files matching these globs (base name, or relative path when the glob has a '/')")
 	fs.Var(&bf.sel.exclude, "exclude", "in directories, skip files matching these globs")
@@ -56,124 +109,126 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 			f.flags(fs)
 		}
 	}
-	args, ok := df.parse(e, fs, args)
+	args, ok := c.df.parse(e, fs, args)
 	if !ok {
-		return exitUsage
+		return nil, exitUsage
 	}
 	if len(args) == 0 {
 		fs.Usage()
-		return exitUsage
+		return nil, exitUsage
 	}
-	f, ok := formats[*format]
-	if !ok {
-		errorf(e, "", fmt.Errorf("unknown --format %q (have %s)", *format, strings.Join(formatNames(), ", ")))
-		return exitUsage
+	if c.f, ok = formats[c.format]; !ok {
+		errorf(e, "", fmt.Errorf("unknown --format %q (have %s)", c.format, strings.Join(formatNames(), ", ")))
+		return nil, exitUsage
 	}
-	sh, err := parseShard(bf.shard)
-	if err != nil {
+	var err error
+	if c.sh, err = parseShard(bf.shard); err != nil {
 		errorf(e, "", err)
-		return exitUsage
+		return nil, exitUsage
 	}
+	if err := bf.check(); err != nil {
+		errorf(e, "", err)
+		return nil, exitUsage
+	}
+	if c.df.quiet {
+		bf.progress = progressNone
+	}
+	return args, -1
+}
+
+// check checks the batch flags' values.
+func (bf *batchFlags) check() error {
 	switch bf.progress {
 	case progressAuto, progressBars, progressPlain, progressNone:
 	default:
-		errorf(e, "", fmt.Errorf("%w: --progress must be auto, bars, plain or none", errUsage))
-		return exitUsage
+		return fmt.Errorf("%w: --progress must be auto, bars, plain or none", errUsage)
 	}
 	if bf.workers < 1 || bf.interval <= 0 {
-		errorf(e, "", fmt.Errorf("%w: -j and --progress-interval must be positive", errUsage))
-		return exitUsage
+		return fmt.Errorf("%w: -j and --progress-interval must be positive", errUsage)
 	}
-	if df.quiet {
-		bf.progress = progressNone
-	}
-	bf.sel.skipDir = dst.Dir
-	all, err := expandInputs(args, bf.sel)
+	return nil
+}
+
+// inputs expands the arguments into every input (all), the ones of this
+// shard (mine), and whether this is a batch (several inputs, a
+// directory, or a shard).
+func (c *convertCmd) inputs(e *env, args []string) (all, mine []input, batch bool, code int) {
+	c.bf.sel.skipDir = c.dst.Dir
+	all, err := expandInputs(args, c.bf.sel)
 	if err != nil {
 		errorf(e, "", err)
-		if errors.Is(err, errUsage) {
-			return exitUsage
-		}
-		return exitFailure
+		return nil, nil, false, exitCode(err)
 	}
-	var mine []input
 	for _, in := range all {
-		if sh.has(in.Key) {
+		if c.sh.has(in.Key) {
 			mine = append(mine, in)
 		}
 	}
-	batch := len(args) != len(all) || len(all) > 1 || sh.Count > 1
+	batch = len(args) != len(all) || len(all) > 1 || c.sh.Count > 1
 	for _, in := range all {
 		if fi, err := os.Stat(in.Path); err == nil && fi.IsDir() {
 			batch = true
 		}
 	}
+	return all, mine, batch, -1
+}
+
+// exitCode is the exit status of an error that ends a command: usage
+// errors are exitUsage.
+func exitCode(err error) int {
+	if errors.Is(err, errUsage) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+// open prepares the destination for every input and opens the format's
+// writer.
+func (c *convertCmd) open(e *env, all []input) (w formatWriter, perInput bool, code int) {
+	dst := &c.dst
 	if dst.Dir != "" {
 		if err := os.MkdirAll(dst.Dir, 0o755); err != nil {
 			errorf(e, dst.Dir, err)
-			return exitFailure
+			return nil, false, exitFailure
 		}
 	}
-	dst.Views, dst.Stdout, dst.Shard = df.views, e.stdout, sh
+	dst.Views, dst.Stdout, dst.Shard = c.df.views, e.stdout, c.sh
 	dst.Rel = map[string]string{}
 	for _, in := range all {
 		dst.Inputs = append(dst.Inputs, in.Path)
 		dst.Rel[in.Path] = in.Rel
 	}
-	w, err := f.open(dst)
+	w, err := c.f.open(*dst)
 	if err != nil {
 		errorf(e, "", err)
-		if errors.Is(err, errUsage) {
-			return exitUsage
-		}
-		return exitFailure
+		return nil, false, exitCode(err)
 	}
-	perInput := writesPerInput(w)
+	perInput = writesPerInput(w)
 	if perInput && dst.Out != "" && len(all) > 1 {
 		errorf(e, "", fmt.Errorf("%w: -o names the output of one input, but there are %d: use -d DIR", errUsage, len(all)))
-		return exitUsage
+		return nil, false, exitUsage
 	}
+	return w, perInput, -1
+}
 
-	start := time.Now()
-	t := newTracker(e.stderr, bf.progress, bf.interval, mine)
-	j := &job{
-		e:        &env{stdin: e.stdin, stdout: e.stdout, stderr: t.log()},
-		df:       &df,
-		dst:      dst,
-		perInput: perInput,
-		w:        w,
-		workers:  bf.workers,
-		force:    bf.force,
-		options:  shapingFlags(fs, *format),
-		inputs:   mine,
-		tracker:  t,
-		resuming: dst.Dir != "" && perInput,
-	}
-	if j.resuming {
-		cleanStale(dst, all, mine)
-	}
-	j.run(ctx)
-	closed, cerr := w.Close()
-	for _, p := range closed {
-		j.say("wrote %s\n", p)
-	}
-	t.finish()
-
-	s := newSummary(j.results, time.Since(start))
-	s.Format, s.Outputs = *format, closed
-	if sh.Count > 1 {
-		s.Shard = sh.String()
+// summarize prints and writes the job's summary and returns its exit
+// status.
+func (c *convertCmd) summarize(e *env, j *job, closed []string, cerr error, batch bool, took time.Duration) int {
+	s := newSummary(j.results, took)
+	s.Format, s.Outputs = c.format, closed
+	if c.sh.Count > 1 {
+		s.Shard = c.sh.String()
 	}
 	if cerr != nil {
 		errorf(e, "", cerr)
 		s.Error, s.Exit = message(cerr), exitFailure
 	}
-	if batch && !df.quiet {
+	if batch && !c.df.quiet {
 		s.print(e.stderr)
 	}
-	if bf.summaryPath != "" {
-		if err := s.write(bf.summaryPath); err != nil {
-			errorf(e, bf.summaryPath, err)
+	if c.bf.summaryPath != "" {
+		if err := s.write(c.bf.summaryPath); err != nil {
+			errorf(e, c.bf.summaryPath, err)
 			s.Exit = exitFailure
 		}
 	}

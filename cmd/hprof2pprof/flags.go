@@ -47,6 +47,7 @@ func newFlagSet(name, args string, w io.Writer) *flag.FlagSet {
 	fs.Usage = func() {
 		fmt.Fprintf(w, "usage: hprof2pprof %s [flags] %s\n\nflags:\n", name, args)
 		fs.PrintDefaults()
+		printExamples(w, name)
 	}
 	return fs
 }

@@ -91,7 +91,7 @@ func makeInfo(g *graph.Graph) infoReport {
 	rep := infoReport{
 		File: s.Path, Format: s.Format, Version: s.Version, IDSize: s.IDSize, Time: s.Time, Writer: s.Writer,
 		Compression: s.Compression, Bytes: s.Bytes, Records: s.Records, Dumps: s.Dumps, Dump: s.Dump,
-		SoftFailures: g.Soft, Notes: s.Notes, Lost: g.Lost,
+		SoftFailures: g.Soft.Texts(), Notes: s.Notes, Lost: g.Lost,
 		Views: []infoView{}, Threads: []infoThread{},
 	}
 	if g.Damage != nil {

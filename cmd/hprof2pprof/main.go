@@ -62,6 +62,10 @@ func run(ctx context.Context, args []string, e *env) int {
 		}
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "version" {
+		fmt.Fprintln(e.stdout, versionText())
+		return exitOK
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(e.stderr, "hprof2pprof: unknown command %q\n", args[0])
@@ -83,7 +87,7 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nexit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated input)")
-	fmt.Fprintln(w, "run 'hprof2pprof COMMAND -h' for a command's flags")
+	fmt.Fprintln(w, "run 'hprof2pprof COMMAND -h' for a command's flags and examples; 'hprof2pprof --version' for the build")
 }
 
 // errorf prints "hprof2pprof: FILE: message" on stderr.

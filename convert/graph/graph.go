@@ -210,9 +210,9 @@ type Graph struct {
 	// tabulate classes.
 	RetainedByClass []ClassRetained
 
-	// Soft counts inconsistencies that did not stop decoding, by kind:
-	// "trace names missing frame", "site names missing class", …
-	Soft map[string]int64
+	// Soft counts inconsistencies that did not stop decoding, by kind
+	// (SoftTraceMissingFrame, SoftSiteMissingClass, …) and detail.
+	Soft SoftCounts
 
 	// Damage, when not nil, is why decoding stopped early: everything
 	// before it is in the graph, and Lost says what was not read.
@@ -233,7 +233,7 @@ func New() *Graph {
 	return &Graph{
 		Frames:   []Frame{{}},
 		Stacks:   []Stack{nil},
-		Soft:     map[string]int64{},
+		Soft:     SoftCounts{},
 		frameIdx: map[Frame]FrameID{},
 		stackIdx: map[string]StackID{},
 	}
@@ -306,14 +306,12 @@ func (g *Graph) AddView(v *View) {
 	g.Views = append(g.Views, v)
 }
 
-// SoftFail counts one soft failure of the given kind.
-func (g *Graph) SoftFail(kind string) { g.Soft[kind]++ }
+// SoftFail counts one soft failure of the given kind (one that takes
+// no detail).
+func (g *Graph) SoftFail(kind SoftKind) { g.Soft.Add(kind, "", 1) }
+
+// SoftFailDetail counts one soft failure of a kind that takes a detail.
+func (g *Graph) SoftFailDetail(kind SoftKind, detail string) { g.Soft.Add(kind, detail, 1) }
 
 // SoftTotal is the number of soft failures of every kind.
-func (g *Graph) SoftTotal() int64 {
-	var n int64
-	for _, c := range g.Soft {
-		n += c
-	}
-	return n
-}
+func (g *Graph) SoftTotal() int64 { return g.Soft.Total() }

@@ -170,7 +170,7 @@ func (g *Graph) WithLeaf(stack StackID, class string) StackID {
 		if id, ok := g.lookup(frames); ok {
 			return id
 		}
-		g.SoftFail("stack truncated: the stack table reached its size limit")
+		g.SoftFail(SoftStackTruncated)
 		return g.Stack(frames)
 	}
 	frames = append(frames, base...)

@@ -93,37 +93,21 @@ func (h *HeapReader) Next() (*SubRecord, error) {
 	}
 	r := h.r
 	off := r.off
-	if r.idSize == 8 && h.remain >= 25 && r.end-r.pos >= 25 {
-		if n, payload, ok := decodeObject8(r.buf[r.pos:r.end], &h.sub); ok && payload <= h.remain-uint64(n) {
-			r.consume(n)
-			h.remain -= uint64(n)
-			h.sub.Offset = off
-			h.payload = payload
-			return &h.sub, nil
-		}
-	}
 	for {
 		avail := min(uint64(r.end-r.pos), h.remain)
-		n, payload, e := decodeSub(r.buf[r.pos:r.pos+int(avail)], r.idSize, &h.sub)
-		if e == nil {
+		n, payload, more, err := nextSub(r.buf[r.pos:r.pos+int(avail)], h.remain, r.idSize, off, &r.cur, &h.sub)
+		if err != nil {
+			return nil, err
+		}
+		if !more {
 			r.consume(n)
 			h.remain -= uint64(n)
-			h.sub.Offset = off
-			if payload > h.remain {
-				return nil, errAt(ErrCorrupt, off, r.where(h.sub.Tag), "payload of %d bytes, record has %d left", payload, h.remain)
-			}
 			h.payload = payload
 			return &h.sub, nil
 		}
 		tag := SubTag(0)
 		if avail > 0 {
 			tag = SubTag(r.buf[r.pos])
-		}
-		if !e.short {
-			return nil, errAt(e.sentinel, off+int64(e.at), r.where(tag), "%s", e.msg)
-		}
-		if avail == h.remain {
-			return nil, errAt(ErrCorrupt, off, r.where(tag), "sub-record does not fit in the %d bytes left in its record", h.remain)
 		}
 		// Ask for more: double what we have (class dumps can be long),
 		// within the record and the largest possible sub-record.
@@ -138,6 +122,52 @@ func (h *HeapReader) Next() (*SubRecord, error) {
 			return nil, h.cut(r.ioErr(r.where(tag), uint64(need)-avail), tag, off)
 		}
 	}
+}
+
+// nextSub is the one bounds policy of both heap iterators. It decodes
+// the header of the sub-record at the start of b, the part of a heap
+// record's unread body at hand, which starts at input offset off; left
+// is how much of the body is unread (len(b) <= left). It returns the
+// header's length and the payload's size, or more when b ends inside the
+// header but the body goes on (the caller brings more of the body into b
+// and calls again). A header that does not fit in what is left of the
+// record, or a payload longer than the rest of it, is ErrCorrupt.
+func nextSub(b []byte, left uint64, idSize int, off int64, rec *Record, s *SubRecord) (n int, payload uint64, more bool, err error) {
+	if idSize == 8 && len(b) >= 25 {
+		// Fast path for the object records of 8-byte-ID dumps: nearly
+		// every sub-record of a modern heap dump.
+		if n, payload, ok := decodeObject8(b, s); ok && payload <= left-uint64(n) {
+			s.Offset = off
+			return n, payload, false, nil
+		}
+	}
+	n, payload, e := decodeSub(b, idSize, s)
+	if e != nil {
+		tag := SubTag(0)
+		if len(b) > 0 {
+			tag = SubTag(b[0])
+		}
+		switch {
+		case !e.short:
+			return 0, 0, false, errAt(e.sentinel, off+int64(e.at), subWhere(rec, tag), "%s", e.msg)
+		case uint64(len(b)) == left:
+			return 0, 0, false, errAt(ErrCorrupt, off, subWhere(rec, tag), "sub-record does not fit in the %d bytes left in its record", left)
+		}
+		return 0, 0, true, nil
+	}
+	s.Offset = off
+	if payload > left-uint64(n) {
+		return 0, 0, false, errAt(ErrCorrupt, off, subWhere(rec, s.Tag), "payload of %d bytes, record has %d left", payload, left-uint64(n))
+	}
+	return n, payload, false, nil
+}
+
+// subWhere names a sub-record (tag 0: none) and the record it is in.
+func subWhere(rec *Record, tag SubTag) string {
+	if tag != 0 {
+		return tag.String() + " in " + rec.Name()
+	}
+	return rec.Name()
 }
 
 // Payload reads the current sub-record's payload: instance field bytes or
@@ -187,12 +217,7 @@ func NewHeapBytes(body []byte, rec Record, idSize int) *HeapBytes {
 	return &HeapBytes{b: body, idSize: idSize, rec: rec, cut: uint64(len(body)) < uint64(rec.Length)}
 }
 
-func (h *HeapBytes) where(tag SubTag) string {
-	if tag != 0 {
-		return tag.String() + " in " + h.rec.Name()
-	}
-	return h.rec.Name()
-}
+func (h *HeapBytes) where(tag SubTag) string { return subWhere(&h.rec, tag) }
 
 // Next returns the next sub-record and its payload (instance field bytes
 // or array elements), or io.EOF at the end of the body. Both are valid
@@ -207,35 +232,21 @@ func (h *HeapBytes) Next() (*SubRecord, []byte, error) {
 		return nil, nil, io.EOF
 	}
 	b := h.b[h.i:]
-	if h.idSize == 8 && len(b) >= 25 {
-		// Fast path for the object records of 8-byte-ID dumps: nearly
-		// every sub-record of a modern heap dump.
-		if n, payload, ok := decodeObject8(b, &h.sub); ok && uint64(len(b)-n) >= payload {
-			h.sub.Offset = h.off()
-			data := b[n : n+int(payload)]
-			h.i += n + int(payload)
-			return &h.sub, data, nil
-		}
+	left := uint64(len(b))
+	if h.cut {
+		left = uint64(h.rec.Length) - uint64(h.i)
 	}
 	off := h.off()
-	n, payload, e := decodeSub(b, h.idSize, &h.sub)
-	if e != nil {
-		tag := SubTag(b[0])
-		switch {
-		case !e.short:
-			return nil, nil, errAt(e.sentinel, off+int64(e.at), h.where(tag), "%s", e.msg)
-		case h.cut:
-			return nil, nil, truncatedSub(h.off()+int64(len(b)), h.where(tag), off)
-		}
-		return nil, nil, errAt(ErrCorrupt, off, h.where(tag), "sub-record does not fit in the %d bytes left in its record", len(b))
-	}
-	h.sub.Offset = off
-	if payload > uint64(len(b)-n) {
-		if h.cut {
-			h.i = len(h.b)
-			return &h.sub, nil, truncatedSub(h.off(), h.where(h.sub.Tag), off)
-		}
-		return nil, nil, errAt(ErrCorrupt, off, h.where(h.sub.Tag), "payload of %d bytes, record has %d left", payload, len(b)-n)
+	n, payload, more, err := nextSub(b, left, h.idSize, off, &h.rec, &h.sub)
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case more:
+		// Only a cut body is shorter than what is left of its record.
+		return nil, nil, truncatedSub(off+int64(len(b)), h.where(SubTag(b[0])), off)
+	case payload > uint64(len(b)-n):
+		h.i = len(h.b)
+		return &h.sub, nil, truncatedSub(h.off(), h.where(h.sub.Tag), off)
 	}
 	data := b[n : n+int(payload)]
 	h.i += n + int(payload)

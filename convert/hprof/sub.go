@@ -6,7 +6,7 @@ import (
 )
 
 // subErr is a problem found by decodeSub, turned into a FormatError by
-// the caller, which knows the offset and the record.
+// nextSub, which knows the offset and the record.
 type subErr struct {
 	short    bool   // b ends before the sub-record's header does
 	sentinel error  // ErrCorrupt or ErrUnsupported otherwise

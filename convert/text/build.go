@@ -72,7 +72,7 @@ func (p *parser) build() error {
 func (p *parser) stack(trace uint32) graph.StackID {
 	id, ok := p.traces[trace]
 	if !ok {
-		p.g.SoftFail("row names missing trace")
+		p.g.SoftFail(graph.SoftRowMissingTrace)
 	}
 	return id
 }

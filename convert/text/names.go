@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 )
 
 // parseFrame parses a TRACE frame `class.method(File.java:123)` (the
@@ -78,58 +79,8 @@ func parseMethodSig(s string) (graph.Frame, bool) {
 // prints names through its signature_to_name (already `char[]`,
 // `java.lang.String[][]`), but other writers and monitor lines use JVM
 // forms: `[C`, `[[Ljava/lang/String;`, `Ljava/lang/Thread;`,
-// `java/lang/Thread`. Those are converted; anything else is kept.
-func javaClassName(s string) string {
-	dims := 0
-	for dims < len(s) && s[dims] == '[' {
-		dims++
-	}
-	elem := s[dims:]
-	switch {
-	case dims > 0 && len(elem) == 1:
-		p, ok := primitive(elem[0])
-		if !ok {
-			return s
-		}
-		elem = p
-	case strings.HasPrefix(elem, "L") && strings.HasSuffix(elem, ";") && len(elem) > 2:
-		elem = strings.ReplaceAll(elem[1:len(elem)-1], "/", ".")
-	case dims > 0:
-		return s // `[` followed by something that is not a descriptor
-	default:
-		// Plain name, maybe with slashes. Hidden classes keep their
-		// `/0x…` suffix readable as `.0x…`, as the agent prints them.
-		if strings.IndexByte(elem, '/') >= 0 {
-			elem = strings.ReplaceAll(elem, "/", ".")
-		}
-	}
-	if dims == 0 {
-		return elem
-	}
-	return elem + strings.Repeat("[]", dims)
-}
-
-func primitive(c byte) (string, bool) {
-	switch c {
-	case 'Z':
-		return "boolean", true
-	case 'B':
-		return "byte", true
-	case 'C':
-		return "char", true
-	case 'S':
-		return "short", true
-	case 'I':
-		return "int", true
-	case 'J':
-		return "long", true
-	case 'F':
-		return "float", true
-	case 'D':
-		return "double", true
-	}
-	return "", false
-}
+// `java/lang/Thread`; javaname has the one rule for all of them.
+func javaClassName(s string) string { return javaname.Class(s) }
 
 // parsePercent parses `16.71%` into hundredths of a percent (1671). The
 // agent prints with the C library's printf, which follows the JVM's

@@ -231,7 +231,7 @@ func (p *parser) line(line string, cur **section, inTrace *bool, traceSerial *ui
 		*cur = s
 		return nil
 	}
-	p.g.SoftFail("unknown line")
+	p.g.SoftFail(graph.SoftUnknownLine)
 	return nil
 }
 

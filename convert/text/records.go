@@ -115,8 +115,9 @@ func (p *parser) monitorEvent(n int, line string) error {
 	who := rest[i+2:]
 	var thread uint32
 	if who != "<unknown thread>" {
-		num, ok := strings.CutPrefix(who, "thread ")
-		if thread, ok = parseSerial(num); !ok || num == "" {
+		num, prefixed := strings.CutPrefix(who, "thread ")
+		var ok bool
+		if thread, ok = parseSerial(num); !prefixed || !ok || num == "" {
 			return syntaxErr(n, "malformed thread in "+kind+" line", line)
 		}
 	}
@@ -228,7 +229,7 @@ func (p *parser) heapLine(s *section, n int, line string) error {
 		return nil
 	case "OBJ", "ARR":
 	default:
-		p.g.SoftFail("unknown heap dump record")
+		p.g.SoftFail(graph.SoftUnknownHeapDumpRecord)
 		return nil
 	}
 	_, rest, _ = strings.Cut(rest, " ")
@@ -316,7 +317,7 @@ func (p *parser) monitorDumpLine(s *section, n int, line string) error {
 			s.monitor[serial] = s.curMon
 		}
 	default:
-		p.g.SoftFail("unknown monitor dump line")
+		p.g.SoftFail(graph.SoftUnknownMonitorLine)
 	}
 	return nil
 }

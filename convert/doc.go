@@ -1,0 +1,41 @@
+// Package convert decodes Java HPROF inputs — binary heap dumps and
+// hprof agent files, and the agent's text reports — into the graph of
+// package convert/graph, which every emitter reads. Data flows one way:
+// bytes (convert/source) → records (convert/hprof, convert/text) → graph
+// (this package) → emitters (pprofout, otlp, parquet, folded).
+//
+// Where things happen, one file each:
+//
+//   - a record is decoded: convert/hprof/records.go (top-level records;
+//     heap sub-records in convert/hprof/sub.go), text report lines in
+//     convert/text/records.go;
+//   - a frame is named: convert/internal/frames/frames.go (trace serial →
+//     stack of Java-named frames, R8 retracing);
+//   - a class is named: convert/javaname/javaname.go;
+//   - an object is sized: convert/heapsize/heapsize.go;
+//   - a view is built: cpu.go, alloc.go, heap.go, threads.go and
+//     retained.go here (text reports: convert/text/build.go);
+//   - a pprof sample is made: pprofout/pprofout.go.
+//
+// The rest of the pipeline:
+//
+//   - convert/source: opening an input — sniffing, gzip (the JDK's
+//     multi-member -gz inflated in parallel), bzip2, mapping, the memory
+//     watch;
+//   - convert/hprof: the binary format — header, records, heap
+//     sub-records, tags, the symbol tables (hprof.Symbols), record bodies
+//     as io.ReaderAt windows for random access (hprof.Segment);
+//   - convert/internal/heapdump: what one heap dump's objects add up to
+//     (per-class counts, class layouts, the parallel span scan, thread
+//     names recovered from String objects);
+//   - convert/internal/describe: the writer guess and notes of `info`;
+//   - convert/graph: the model, its invariants (Validate), the canonical
+//     sample order;
+//   - convert/retained: the object graph and dominator tree.
+//
+// In this package: input.go picks the decoder for an input, binary.go
+// reads a binary input's records, heapdump.go and parallel.go send heap
+// records to the stream or to the parallel span scan, stream.go cuts a
+// live agent connection into windows (Stream), text.go hands text
+// reports to convert/text.
+package convert

@@ -1,0 +1,365 @@
+package heapdump
+
+import (
+	"context"
+	"encoding/binary"
+	"io"
+	"unicode/utf16"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+)
+
+// threadInstance reports whether an instance may be a thread object: its
+// class is Thread or a subclass (cached on the class's counts once the
+// chain is known), or a thread root named its ID.
+func (h *Dump) threadInstance(acc *Acc, s *hprof.SubRecord) bool {
+	switch acc.thread {
+	case threadYes:
+		return true
+	case threadNo:
+		return false
+	}
+	if h.threadCls != 0 && h.classChainKnown(s.ClassID) {
+		if h.isThreadClass(s.ClassID) {
+			acc.thread = threadYes
+			return true
+		}
+		acc.thread = threadNo
+		return false
+	}
+	_, root := h.threadObjs[s.ID]
+	return root || h.isThreadClass(s.ClassID)
+}
+
+// isThreadClass reports whether cls is java.lang.Thread or a subclass
+// (as far as the CLASS DUMPs read so far tell).
+func (h *Dump) isThreadClass(cls uint64) bool {
+	if h.threadCls == 0 {
+		return false
+	}
+	for i := 0; cls != 0 && i < 64; i++ {
+		if cls == h.threadCls {
+			return true
+		}
+		c := h.Classes[cls]
+		if c == nil {
+			return false
+		}
+		cls = c.Super
+	}
+	return false
+}
+
+// maxThreadPayload bounds what is read of a thread object or a name.
+const maxThreadPayload = 1 << 16
+
+// needsString reports whether an INSTANCE DUMP is a String a thread name
+// needs and that has not been read yet. Asked for every instance, so the
+// common case (no name wanted) costs a length check.
+func (h *Dump) needsString(s *hprof.SubRecord) bool {
+	if len(h.wantStr) == 0 || s.ClassID != h.stringCls || !h.wantStr[s.ID] {
+		return false
+	}
+	_, done := h.strValue[s.ID]
+	return !done
+}
+
+// needsArray reports whether a primitive array holds the text of a name
+// and has not been read yet.
+func (h *Dump) needsArray(s *hprof.SubRecord) bool {
+	if len(h.wantArr) == 0 || !h.wantArr[s.ID] {
+		return false
+	}
+	_, done := h.arrText[s.ID]
+	return !done
+}
+
+// smallPayload reads the current sub-record's payload when it is small
+// enough for a name to be in it; nil (and no error) when it is not.
+func smallPayload(hr *hprof.HeapReader) ([]byte, error) {
+	if hr.PayloadSize() > maxThreadPayload {
+		return nil, nil
+	}
+	return hr.Payload()
+}
+
+func (h *Dump) readThread(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
+	data, err := smallPayload(hr)
+	if err != nil || data == nil {
+		return err
+	}
+	if !h.classChainKnown(s.ClassID) {
+		h.threadFields[s.ID] = threadFields{class: s.ClassID, data: append([]byte(nil), data...)}
+		return nil
+	}
+	h.threadData(e, s.ClassID, s.ID, data)
+	return nil
+}
+
+// classChainKnown reports whether the CLASS DUMPs of cls and all its
+// super classes have been read.
+func (h *Dump) classChainKnown(cls uint64) bool {
+	for i := 0; cls != 0 && i < 256; i++ {
+		c := h.Classes[cls]
+		if c == nil {
+			return false
+		}
+		cls = c.Super
+	}
+	return true
+}
+
+// threadData reads a thread object's name reference from its fields.
+func (h *Dump) threadData(e Env, class, id uint64, data []byte) {
+	if len(data) == 0 {
+		return // the hprof agent writes bare records without field values
+	}
+	ref, typ, ok := h.field(e, class, data, "name")
+	if !ok || typ != hprof.TypeObject {
+		e.SoftFail(graph.SoftThreadWithoutName)
+		return
+	}
+	h.threadObjs[id] = ref
+	if ref != 0 {
+		// A String (JDK 8+), or a char[] (JDK 5 to 7) read directly.
+		h.wantStr[ref] = true
+		h.wantArr[ref] = true
+	}
+}
+
+func (h *Dump) readString(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
+	data, err := smallPayload(hr)
+	if err != nil || data == nil {
+		return err
+	}
+	h.stringData(e, s.ClassID, s.ID, data)
+	return nil
+}
+
+// stringData reads a java.lang.String's value array and coder.
+func (h *Dump) stringData(e Env, class, id uint64, data []byte) {
+	val, typ, ok := h.field(e, class, data, "value")
+	if !ok || typ != hprof.TypeObject {
+		return
+	}
+	ref := strRef{array: val, coder: -1}
+	if c, _, ok := h.field(e, class, data, "coder"); ok {
+		ref.coder = int(c)
+	}
+	h.strValue[id] = ref
+	h.wantArr[val] = true
+}
+
+func (h *Dump) readArrayText(s *hprof.SubRecord, hr *hprof.HeapReader) error {
+	data, err := smallPayload(hr)
+	if err != nil || data == nil {
+		return err
+	}
+	h.arrayData(s.ElemType, s.ID, data)
+	return nil
+}
+
+// arrayData keeps the text of a byte[] or char[] a name needs.
+func (h *Dump) arrayData(t hprof.BasicType, id uint64, data []byte) {
+	if len(data) > maxThreadPayload {
+		return
+	}
+	switch t {
+	case hprof.TypeByte:
+		// Latin-1 or UTF-16 (coder 1, in the JVM's byte order: the
+		// decoder picks it when the string is assembled).
+		h.arrText[id] = string(data)
+	case hprof.TypeChar:
+		u := make([]uint16, len(data)/2)
+		for i := range u {
+			u[i] = binary.BigEndian.Uint16(data[2*i:])
+		}
+		h.arrText[id] = string(utf16.Decode(u))
+	}
+}
+
+// javaString decodes the String with ID id if its parts were read.
+func (h *Dump) javaString(id uint64) (string, bool) {
+	ref, ok := h.strValue[id]
+	if !ok {
+		// JDK 6/7 thread names are char[] directly.
+		t, ok := h.arrText[id]
+		return t, ok
+	}
+	raw, ok := h.arrText[ref.array]
+	if !ok {
+		return "", false
+	}
+	switch ref.coder {
+	case 0:
+		r := make([]rune, len(raw))
+		for i := 0; i < len(raw); i++ {
+			r[i] = rune(raw[i])
+		}
+		return string(r), true
+	case 1:
+		b := []byte(raw)
+		u := make([]uint16, len(b)/2)
+		for i := range u {
+			u[i] = binary.LittleEndian.Uint16(b[2*i:])
+		}
+		return string(utf16.Decode(u)), true
+	}
+	return raw, true // char[] already decoded
+}
+
+// Unresolved counts thread roots whose name is not decoded yet.
+func (h *Dump) Unresolved() int {
+	n := 0
+	for _, t := range h.ThreadRoots {
+		if t.Name == "" && h.threadObjs[t.ObjectID] != 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// ApplyNames names the thread roots whose name String (and its array)
+// has been read.
+func (h *Dump) ApplyNames() {
+	for i := range h.ThreadRoots {
+		t := &h.ThreadRoots[i]
+		if t.Name == "" {
+			if nameRef := h.threadObjs[t.ObjectID]; nameRef != 0 {
+				t.Name, _ = h.javaString(nameRef)
+			}
+		}
+	}
+}
+
+// NamePass reads the same heap dump again looking only at the Strings
+// and arrays thread names need.
+func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser, error)) error {
+	rc, err := reopen()
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	r, err := hprof.NewReader(rc)
+	if err != nil {
+		return err
+	}
+	var dumps hprof.DumpCounter
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rec, err := r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return nil // damage was reported by the first pass
+		}
+		if dumps.Dump(rec.Tag) != h.Index {
+			continue
+		}
+		hr := r.Heap()
+		for {
+			s, err := hr.Next()
+			if err != nil {
+				break
+			}
+			switch {
+			case s.Tag == hprof.InstanceDump && h.needsString(s):
+				if err := h.readString(e, s, hr); err != nil {
+					return nil
+				}
+			case s.Tag == hprof.PrimArrayDump && h.needsArray(s):
+				if err := h.readArrayText(s, hr); err != nil {
+					return nil
+				}
+			}
+		}
+	}
+}
+
+// SpanNamePass reads the dump's spans again for thread names:
+// thread objects, then their name Strings, then the value arrays, each
+// pass reading only what the one before asked for.
+func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment) {
+	for _, t := range h.ThreadRoots {
+		if _, ok := h.threadObjs[t.ObjectID]; !ok {
+			h.threadObjs[t.ObjectID] = 0
+		}
+	}
+	var buf []byte
+	for pass := 0; pass < 3; pass++ {
+		for _, sp := range spans {
+			body, err := sp.Body(&buf)
+			if err != nil {
+				return
+			}
+			hb := hprof.NewHeapBytes(body, sp.Rec, h.IDSize)
+			for {
+				s, data, err := hb.Next()
+				if err != nil {
+					break
+				}
+				switch s.Tag {
+				case hprof.InstanceDump:
+					if ref, ok := h.threadObjs[s.ID]; ok && ref == 0 {
+						h.threadData(e, s.ClassID, s.ID, data)
+					} else if h.needsString(s) {
+						h.stringData(e, s.ClassID, s.ID, data)
+					}
+				case hprof.PrimArrayDump:
+					if h.needsArray(s) {
+						h.arrayData(s.ElemType, s.ID, data)
+					}
+				}
+			}
+		}
+		h.ApplyNames()
+		if h.Unresolved() == 0 {
+			return
+		}
+	}
+}
+
+// RootName is the name of the first thread object of the heap dump
+// rooted with the thread serial, "" when none has a name. Asked once the
+// names are resolved; the index is built on first use.
+func (h *Dump) RootName(thread uint32) string {
+	if h.rootNames == nil {
+		h.rootNames = map[uint32]string{}
+		for _, t := range h.ThreadRoots {
+			if _, seen := h.rootNames[t.ThreadSerial]; !seen && t.Name != "" {
+				h.rootNames[t.ThreadSerial] = t.Name
+			}
+		}
+	}
+	return h.rootNames[thread]
+}
+
+// ResolveNames finds thread names whose String or value array came
+// before the thread object in the dump: it reads the dump's spans
+// again (plain files), then the input through reopen, up to three
+// times. reopen may be nil (standard input): the names found so far are
+// kept. It returns how many thread roots are still without a name.
+func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCloser, error)) int {
+	if len(h.AllSpans) > 0 {
+		h.SpanNamePass(e, h.AllSpans)
+	}
+	for pass := 0; pass < 3 && h.Unresolved() > 0; pass++ {
+		before := h.Unresolved()
+		if reopen == nil {
+			break
+		}
+		if err := h.NamePass(ctx, e, reopen); err != nil {
+			e.SoftFailDetail(graph.SoftThreadNamePassFailed, err.Error())
+			break
+		}
+		h.ApplyNames()
+		if h.Unresolved() == before && pass > 0 {
+			break
+		}
+	}
+	return h.Unresolved()
+}

@@ -1,0 +1,81 @@
+// Package javaname is the one rule that turns the class names HPROF
+// writers use into the names Java users write; the binary decoder, the
+// text parser and the retained view all name classes through it.
+//
+// HotSpot's heap dumper writes internal names ("java/lang/String",
+// "[I", "[[Ljava/lang/String;"); the hprof agent and Android write source
+// names ("java.lang.String", "int[]"); the agent's text reports mix both
+// (monitor lines use descriptors). All become source names:
+// "java.lang.String", "int[]", "java.lang.String[][]". Hidden classes keep
+// their suffix: "corpus.Zoo$$Lambda$18+0x00007f2744021138". Anything that
+// is not a name in one of those forms ("[X", "[L;") is kept as written.
+package javaname
+
+import "strings"
+
+// Class returns the Java source name of a class name in any spelling.
+func Class(name string) string {
+	dims := 0
+	for dims < len(name) && name[dims] == '[' {
+		dims++
+	}
+	elem := name[dims:]
+	switch {
+	case dims > 0 && len(elem) == 1:
+		p := Primitive(elem[0])
+		if p == "" || p == "void" {
+			return name // "[X": not a descriptor; leave it alone
+		}
+		elem = p
+	case strings.HasPrefix(elem, "L") && strings.HasSuffix(elem, ";") && len(elem) > 2:
+		elem = strings.ReplaceAll(elem[1:len(elem)-1], "/", ".")
+	case dims > 0:
+		return name // a source name after '[' is not a JVM form
+	default:
+		// Plain name, maybe with slashes. Hidden classes keep their
+		// `/0x…` suffix readable as `.0x…`, as the agent prints them.
+		if strings.IndexByte(elem, '/') >= 0 {
+			elem = strings.ReplaceAll(elem, "/", ".")
+		}
+	}
+	if dims == 0 {
+		return elem
+	}
+	return elem + strings.Repeat("[]", dims)
+}
+
+// Primitive maps a JVM descriptor letter to the Java keyword ("" for a
+// letter that names no primitive type).
+func Primitive(c byte) string {
+	switch c {
+	case 'Z':
+		return "boolean"
+	case 'C':
+		return "char"
+	case 'F':
+		return "float"
+	case 'D':
+		return "double"
+	case 'B':
+		return "byte"
+	case 'S':
+		return "short"
+	case 'I':
+		return "int"
+	case 'J':
+		return "long"
+	case 'V':
+		return "void"
+	}
+	return ""
+}
+
+// Package returns the package of a source class name, "" for the
+// default package. Array classes belong to their element's package.
+func Package(class string) string {
+	elem := strings.TrimRight(class, "[]")
+	if i := strings.LastIndexByte(elem, '.'); i >= 0 {
+		return elem[:i]
+	}
+	return ""
+}

@@ -1,5 +1,0 @@
-//go:build darwin || freebsd || netbsd || openbsd
-
-package convert
-
-const mapPopulate = 0
