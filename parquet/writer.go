@@ -34,14 +34,46 @@ type Options struct {
 	CompressionLevel int
 	// Allocator for Arrow buffers; nil means memory.DefaultAllocator.
 	Allocator memory.Allocator
+	// Format is the file format of the tables (default FormatParquet).
+	Format Format
 }
 
-// Writer writes graphs as Parquet tables into a directory, one file per
-// table (DIR/samples.parquet, …). Files are written under temporary names
+// Format is the file format a Writer writes its tables in. Both hold the
+// same tables with the same columns; only the container differs.
+type Format int
+
+const (
+	// FormatParquet writes DIR/<table>.parquet: zstd, dictionary strings.
+	FormatParquet Format = iota
+	// FormatArrow writes DIR/<table>.arrow in the Arrow IPC file format
+	// (Feather v2), uncompressed: pandas, Polars, DataFusion and DuckDB's
+	// arrow extension read it without conversion, or memory-map it.
+	FormatArrow
+)
+
+// Ext is the file name extension of the format's tables.
+func (f Format) Ext() string {
+	if f == FormatArrow {
+		return ".arrow"
+	}
+	return ".parquet"
+}
+
+// String names the format as the CLI's --format does.
+func (f Format) String() string {
+	if f == FormatArrow {
+		return "arrow"
+	}
+	return "parquet"
+}
+
+// Writer writes graphs as Parquet (or Arrow IPC) tables into a directory,
+// one file per table (DIR/samples.parquet, …). Files are written under temporary names
 // and renamed into place by Close, so a failed run leaves no half-written
 // tables behind. A Writer is not safe for concurrent use.
 type Writer struct {
 	dir     string
+	format  Format
 	tables  map[string]*table
 	sources map[string]bool
 	err     error // sticky: the first write error
@@ -63,9 +95,13 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
-	w := &Writer{dir: dir, tables: map[string]*table{}, sources: map[string]bool{}}
+	if opts.Format != FormatParquet && opts.Format != FormatArrow {
+		return nil, fmt.Errorf("parquet: unknown format %d", opts.Format)
+	}
+	w := &Writer{dir: dir, format: opts.Format, tables: map[string]*table{}, sources: map[string]bool{}}
+	cfg := tableConfig{dir: dir, format: opts.Format, mem: opts.Allocator, maxRows: opts.RowGroupRows, level: opts.CompressionLevel}
 	for _, name := range Tables {
-		t, err := newTable(dir, name, opts.Allocator, opts.RowGroupRows, opts.CompressionLevel)
+		t, err := newTable(cfg, name)
 		if err != nil {
 			w.abort()
 			return nil, err
@@ -180,7 +216,7 @@ func (w *Writer) abort() {
 func (w *Writer) Files() []string {
 	out := make([]string, 0, len(Tables))
 	for _, name := range Tables {
-		out = append(out, filepath.Join(w.dir, name+".parquet"))
+		out = append(out, filepath.Join(w.dir, name+w.format.Ext()))
 	}
 	return out
 }
