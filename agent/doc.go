@@ -14,4 +14,11 @@
 // hostile receiver can be sent commands. Listen on loopback (the
 // default) or a private network only; the server logs a warning when it
 // listens anywhere else.
+//
+// Today's JVMs have no hprof agent; their HPROF is the heap dump. The
+// subpackages take and pick up those: attach (HotSpot's attach protocol),
+// hsperf (its performance data files), jvm (finding and describing local
+// JVMs), capture (heap dumps through attach, and the capture triggers) and
+// watch (dumps appearing in a directory). Their windows carry the JVM's
+// description (Window.JVMInfo). See docs/live.md.
 package agent

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/hprof2pprof/hprof2pprof/agent/jvm"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
@@ -24,6 +25,12 @@ type Window struct {
 	Start  time.Time         // the JVM's clock
 	End    time.Time
 	Graph  *graph.Graph
+	// JVMInfo, for windows made from heap dumps (capture, --watch),
+	// describes the JVM; its resource attributes go with the window.
+	JVMInfo *jvm.Info
+	// IntAttrs are further numeric resource attributes (what a capture
+	// cost the JVM).
+	IntAttrs map[string]int64
 }
 
 // Exporter delivers windows to one backend. Export must be safe for

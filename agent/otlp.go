@@ -104,8 +104,15 @@ func (e *OTLP) Close() error { return e.c.Close() }
 // error asks Reliable to retry or spill the window; once some view was
 // delivered, the rest is logged instead.
 func (e *OTLP) Export(ctx context.Context, w *Window) error {
+	attrs := windowAttrs(w)
+	if e.o.ServiceName != "" {
+		// --service-name wins over the JVM's own name; a label still wins over both.
+		attrs = slices.DeleteFunc(attrs, func(kv *commonpb.KeyValue) bool {
+			return kv.Key == string(semconv.ServiceNameKey) && w.Attrs[kv.Key] == ""
+		})
+	}
 	opts := otlp.Options{
-		ServiceName: e.o.ServiceName, Version: e.o.Version, ResourceAttrs: windowAttrs(w),
+		ServiceName: e.o.ServiceName, Version: e.o.Version, ResourceAttrs: attrs,
 		Store: &otlp.StoreOptions{SampleAttrs: e.o.SampleAttrs},
 	}
 	if e.o.Now {
@@ -195,14 +202,35 @@ func windowAttrs(w *Window) []*commonpb.KeyValue {
 	} else if w.Remote != "" {
 		attrs = append(attrs, str(string(semconv.NetworkPeerAddressKey), w.Remote))
 	}
-	if t := w.Graph.Source.Time; !t.IsZero() {
+	if w.JVMInfo != nil {
+		attrs = append(attrs, w.JVMInfo.Attributes()...)
+	} else if t := w.Graph.Source.Time; !t.IsZero() {
 		attrs = append(attrs, str(string(semconv.ProcessCreationTimeKey), t.UTC().Format(time.RFC3339Nano)))
 	}
 	attrs = append(attrs, num(AttrWindow, int64(w.Seq)))
+	for _, k := range slices.Sorted(maps.Keys(w.IntAttrs)) {
+		attrs = append(attrs, num(k, w.IntAttrs[k]))
+	}
 	for _, k := range slices.Sorted(maps.Keys(w.Attrs)) {
 		attrs = append(attrs, str(k, w.Attrs[k]))
 	}
-	return attrs
+	return lastWins(attrs)
+}
+
+// lastWins drops every attribute that a later one of the same key
+// replaces, keeping the order of the rest.
+func lastWins(attrs []*commonpb.KeyValue) []*commonpb.KeyValue {
+	last := map[string]int{}
+	for i, kv := range attrs {
+		last[kv.Key] = i
+	}
+	out := attrs[:0]
+	for i, kv := range attrs {
+		if last[kv.Key] == i {
+			out = append(out, kv)
+		}
+	}
+	return out
 }
 
 func str(k, v string) *commonpb.KeyValue {

@@ -19,8 +19,19 @@
 // whenever a table reaches Options.RowGroupRows rows, so the writer's own
 // memory stays bounded however many sources are added. Columns are zstd
 // compressed; strings are dictionary encoded. Each file's key-value
-// metadata names the table and the schema version (MetaSchemaVersion).
+// metadata names the table and the schema version (MetaSchemaVersion);
+// created_by names this program and the Parquet library (CreatedBy).
+//
+// With Options.Format = FormatArrow the same record batches go to Arrow
+// IPC files (DIR/<table>.arrow) instead: a table is a schema plus record
+// batches streamed to a sink, and only the sink differs.
 package parquet
+
+import (
+	"runtime/debug"
+
+	pq "github.com/apache/arrow/go/v15/parquet"
+)
 
 // SchemaVersion is the version of the table layout this package writes. It
 // changes whenever a column is renamed, removed or changes type; adding a
@@ -31,4 +42,33 @@ const SchemaVersion = "1"
 const (
 	MetaSchemaVersion = "hprof2pprof.schema_version" // SchemaVersion
 	MetaTable         = "hprof2pprof.table"          // "samples", "stacks", …
+	// MetaWriter is "hprof2pprof VERSION": Arrow IPC files have no
+	// created_by, so the writer's version travels here in both formats.
+	MetaWriter = "hprof2pprof.writer"
 )
+
+// CreatedBy is the footer's created_by: this program and its version, then
+// the Parquet library and its version in the library's own words, so that
+// readers can recognise the writer and work around its known bugs.
+func CreatedBy() string {
+	return "hprof2pprof " + programVersion() + " (" + pq.DefaultCreatedBy + ")"
+}
+
+// programVersion is the main module's version as the Go tool stamped it
+// (a tag, or a pseudo-version of the commit), else "devel+REVISION" when
+// only the commit was stamped, else "devel" (go test, go run).
+func programVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "devel"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" && len(s.Value) >= 12 {
+			return "devel+" + s.Value[:12]
+		}
+	}
+	return "devel"
+}

@@ -154,6 +154,7 @@ func schemaOf(table string) *arrow.Schema {
 			return nil
 		}
 	}
-	md := arrow.NewMetadata([]string{MetaSchemaVersion, MetaTable}, []string{SchemaVersion, table})
+	md := arrow.NewMetadata([]string{MetaSchemaVersion, MetaTable, MetaWriter},
+		[]string{SchemaVersion, table, "hprof2pprof " + programVersion()})
 	return arrow.NewSchema(fields, &md)
 }

@@ -8,20 +8,21 @@ import (
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/ipc"
 	"github.com/apache/arrow/go/v15/arrow/memory"
 	pq "github.com/apache/arrow/go/v15/parquet"
 	"github.com/apache/arrow/go/v15/parquet/compress"
 	"github.com/apache/arrow/go/v15/parquet/pqarrow"
 )
 
-// table is one Parquet file being written: an Arrow record builder that
-// collects rows and is flushed as one row group every maxRows rows.
+// table is one table file being written: an Arrow record builder that
+// collects rows, flushed as one record batch every maxRows rows to the
+// sink, which writes it as a Parquet row group or an Arrow IPC batch.
 type table struct {
 	name    string
-	final   string // DIR/<name>.parquet
+	final   string // DIR/<name>.<ext>
 	tmp     string // written here, renamed to final on success
-	f       *os.File
-	fw      *pqarrow.FileWriter
+	sink    sink
 	b       *array.RecordBuilder
 	rows    int // rows in b not yet written
 	maxRows int
@@ -29,38 +30,104 @@ type table struct {
 	r       row   // reused by row()
 }
 
-func newTable(dir, name string, mem memory.Allocator, maxRows int, level int) (*table, error) {
+// sink writes record batches of one schema to a file in one format.
+type sink interface {
+	// write writes one batch (a Parquet row group, an IPC record batch).
+	write(rec arrow.Record) error
+	// close writes the footer and closes the file.
+	close() error
+}
+
+// tableConfig is what every table of a Writer shares.
+type tableConfig struct {
+	dir     string
+	format  Format
+	mem     memory.Allocator
+	maxRows int
+	level   int // zstd level (Parquet)
+}
+
+func newTable(cfg tableConfig, name string) (*table, error) {
 	schema := schemaOf(name)
+	file := name + cfg.format.Ext()
 	t := &table{
 		name:    name,
-		final:   filepath.Join(dir, name+".parquet"),
-		tmp:     filepath.Join(dir, "."+name+".parquet.tmp"),
-		maxRows: maxRows,
+		final:   filepath.Join(cfg.dir, file),
+		tmp:     filepath.Join(cfg.dir, "."+file+".tmp"),
+		maxRows: cfg.maxRows,
 	}
 	f, err := os.Create(t.tmp)
 	if err != nil {
 		return nil, fmt.Errorf("parquet: table %s: %w", name, err)
 	}
-	t.f = f
-	props := pq.NewWriterProperties(append([]pq.WriterProperty{
-		pq.WithAllocator(mem),
-		pq.WithCompression(compress.Codecs.Zstd),
-		pq.WithCompressionLevel(level),
-		pq.WithDictionaryDefault(true),
-		pq.WithMaxRowGroupLength(int64(maxRows)),
-		pq.WithStats(true),
-		pq.WithCreatedBy("hprof2pprof"),
-	}, heapColumnProps(name)...)...)
-	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(mem), pqarrow.WithStoreSchema())
-	fw, err := pqarrow.NewFileWriter(schema, f, props, aprops)
+	if cfg.format == FormatArrow {
+		t.sink, err = newIPCSink(f, schema, cfg.mem)
+	} else {
+		t.sink, err = newParquetSink(f, schema, cfg, heapColumnProps(name)...)
+	}
 	if err != nil {
 		f.Close()
 		os.Remove(t.tmp)
 		return nil, fmt.Errorf("parquet: table %s: %w", name, err)
 	}
-	t.fw = fw
-	t.b = array.NewRecordBuilder(mem, schema)
+	t.b = array.NewRecordBuilder(cfg.mem, schema)
 	return t, nil
+}
+
+// parquetSink writes record batches as Parquet row groups.
+type parquetSink struct{ fw *pqarrow.FileWriter }
+
+func newParquetSink(f *os.File, schema *arrow.Schema, cfg tableConfig, extra ...pq.WriterProperty) (*parquetSink, error) {
+	props := pq.NewWriterProperties(append([]pq.WriterProperty{
+		pq.WithAllocator(cfg.mem),
+		pq.WithCompression(compress.Codecs.Zstd),
+		pq.WithCompressionLevel(cfg.level),
+		pq.WithDictionaryDefault(true),
+		pq.WithMaxRowGroupLength(int64(cfg.maxRows)),
+		pq.WithStats(true),
+		pq.WithCreatedBy(CreatedBy()),
+		// The format gives the root schema element no repetition; v15
+		// writes REPEATED unless told, which hyparquet, Velox, Impala and
+		// parquet-go misread. REQUIRED is what parquet-java, arrow-rs and
+		// pyarrow write.
+		pq.WithRootRepetition(pq.Repetitions.Required),
+	}, extra...)...)
+	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem), pqarrow.WithStoreSchema())
+	fw, err := pqarrow.NewFileWriter(schema, f, props, aprops)
+	if err != nil {
+		return nil, err
+	}
+	return &parquetSink{fw: fw}, nil
+}
+
+func (s *parquetSink) write(rec arrow.Record) error { return s.fw.Write(rec) }
+
+// close writes the footer; FileWriter.Close also closes the file.
+func (s *parquetSink) close() error { return s.fw.Close() }
+
+// ipcSink writes record batches to an Arrow IPC file, uncompressed so
+// that every IPC reader (and a memory map) can read it as it is.
+type ipcSink struct {
+	f  *os.File
+	fw *ipc.FileWriter
+}
+
+func newIPCSink(f *os.File, schema *arrow.Schema, mem memory.Allocator) (*ipcSink, error) {
+	fw, err := ipc.NewFileWriter(f, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+	if err != nil {
+		return nil, err
+	}
+	return &ipcSink{f: f, fw: fw}, nil
+}
+
+func (s *ipcSink) write(rec arrow.Record) error { return s.fw.Write(rec) }
+
+func (s *ipcSink) close() error {
+	err := s.fw.Close()
+	if cerr := s.f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }
 
 // endRow counts one appended row and writes a row group when enough
@@ -81,7 +148,7 @@ func (t *table) flush() error {
 	rec := t.b.NewRecord()
 	defer rec.Release()
 	t.rows = 0
-	if err := t.fw.Write(rec); err != nil {
+	if err := t.sink.write(rec); err != nil {
 		return fmt.Errorf("parquet: table %s: writing row group: %w", t.name, err)
 	}
 	t.written += rec.NumRows()
@@ -95,12 +162,11 @@ func (t *table) close(keep bool) error {
 	if keep {
 		err = t.flush()
 	}
-	if t.fw != nil {
-		// FileWriter.Close also closes the underlying file.
-		if cerr := t.fw.Close(); err == nil && cerr != nil {
+	if t.sink != nil {
+		if cerr := t.sink.close(); err == nil && cerr != nil {
 			err = fmt.Errorf("parquet: table %s: closing: %w", t.name, cerr)
 		}
-		t.fw = nil
+		t.sink = nil
 	}
 	if t.b != nil {
 		t.b.Release()

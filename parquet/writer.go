@@ -34,17 +34,49 @@ type Options struct {
 	CompressionLevel int
 	// Allocator for Arrow buffers; nil means memory.DefaultAllocator.
 	Allocator memory.Allocator
+	// Format is the file format of the tables (default FormatParquet).
+	Format Format
 	// HeapTables are the heap tables to write besides the default ones
 	// (HeapTables, ParseTables); their rows come through ObjectSink.
 	HeapTables []string
 }
 
-// Writer writes graphs as Parquet tables into a directory, one file per
-// table (DIR/samples.parquet, …). Files are written under temporary names
+// Format is the file format a Writer writes its tables in. Both hold the
+// same tables with the same columns; only the container differs.
+type Format int
+
+const (
+	// FormatParquet writes DIR/<table>.parquet: zstd, dictionary strings.
+	FormatParquet Format = iota
+	// FormatArrow writes DIR/<table>.arrow in the Arrow IPC file format
+	// (Feather v2), uncompressed: pandas, Polars, DataFusion and DuckDB's
+	// arrow extension read it without conversion, or memory-map it.
+	FormatArrow
+)
+
+// Ext is the file name extension of the format's tables.
+func (f Format) Ext() string {
+	if f == FormatArrow {
+		return ".arrow"
+	}
+	return ".parquet"
+}
+
+// String names the format as the CLI's --format does.
+func (f Format) String() string {
+	if f == FormatArrow {
+		return "arrow"
+	}
+	return "parquet"
+}
+
+// Writer writes graphs as Parquet (or Arrow IPC) tables into a directory,
+// one file per table (DIR/samples.parquet, …). Files are written under temporary names
 // and renamed into place by Close, so a failed run leaves no half-written
 // tables behind. A Writer is not safe for concurrent use.
 type Writer struct {
 	dir     string
+	format  Format
 	tables  map[string]*table
 	order   []string // table names in file order
 	heap    *heapRows
@@ -68,7 +100,11 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("parquet: %w", err)
 	}
-	w := &Writer{dir: dir, tables: map[string]*table{}, sources: map[string]bool{}}
+	if opts.Format != FormatParquet && opts.Format != FormatArrow {
+		return nil, fmt.Errorf("parquet: unknown format %d", opts.Format)
+	}
+	w := &Writer{dir: dir, format: opts.Format, tables: map[string]*table{}, sources: map[string]bool{}}
+	cfg := tableConfig{dir: dir, format: opts.Format, mem: opts.Allocator, maxRows: opts.RowGroupRows, level: opts.CompressionLevel}
 	w.order = append(slices.Clone(Tables), opts.HeapTables...)
 	for _, name := range w.order {
 		if schemaOf(name) == nil {
@@ -76,11 +112,11 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 		}
 	}
 	for _, name := range w.order {
-		rows := opts.RowGroupRows
+		tc := cfg
 		if slices.Contains(opts.HeapTables, name) {
-			rows *= heapRowGroupFactor
+			tc.maxRows *= heapRowGroupFactor
 		}
-		t, err := newTable(dir, name, opts.Allocator, rows, opts.CompressionLevel)
+		t, err := newTable(tc, name)
 		if err != nil {
 			w.abort()
 			return nil, err
@@ -201,7 +237,7 @@ func (w *Writer) abort() {
 func (w *Writer) Files() []string {
 	out := make([]string, 0, len(w.order))
 	for _, name := range w.order {
-		out = append(out, filepath.Join(w.dir, name+".parquet"))
+		out = append(out, filepath.Join(w.dir, name+w.format.Ext()))
 	}
 	return out
 }

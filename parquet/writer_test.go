@@ -31,8 +31,12 @@ func expectedRows(gs ...*graph.Graph) map[string]int64 {
 		n[TableStacks] += int64(len(g.Stacks) - 1)
 		n[TableFrames] += int64(len(g.Frames) - 1)
 		n[TableThreads] += int64(len(g.Threads))
+		v := g.View(graph.ViewHeap)
+		if v == nil {
+			continue // no heap view: no classes rows
+		}
 		classes := map[string]bool{}
-		for _, s := range g.View(graph.ViewHeap).Samples {
+		for _, s := range v.Samples {
 			for _, l := range s.Labels {
 				if l.Key == graph.LabelClass {
 					classes[l.Str] = true

@@ -25,6 +25,7 @@ targets="
 ./convert/text FuzzParse
 ./convert FuzzStream
 ./otlp FuzzSplit
+./agent/hsperf FuzzParse
 "
 
 status=0

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	registerCommand(command{name: "agent", summary: "receive live hprof agent (net=) streams and export windowed profiles", run: runAgent})
+	registerCommand(command{name: "agent", summary: "export live profiles: hprof agent (net=) streams, heap dumps appearing in --watch DIR, captures on rules", run: runAgent})
 }
 
 // labelFlag collects --label k=v pairs.
@@ -57,10 +57,18 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cfg.Grace, "grace", 2*time.Second, "on SIGTERM, how long to wait for the JVMs' last answers")
 	maxState := fs.Int64("max-conn-bytes", 64<<20, "memory bound per connection: bytes of strings, classes, frames and traces kept")
 	verbose := fs.Bool("v", false, "debug logging (every window exported)")
+	var lf liveFlags
+	lf.add(fs)
 	rest, err := parseInterspersed(fs, args)
 	if err != nil {
 		return exitUsage
 	}
+	if err := lf.check(); err != nil {
+		errorf(e, "", err)
+		return exitUsage
+	}
+	// With only heap dump sources, listen for hprof agents only when asked.
+	listen := !lf.enabled() || flagGiven(fs, "listen")
 	if len(rest) > 0 {
 		errorf(e, "", fmt.Errorf("agent takes no inputs, got %q", rest))
 		return exitUsage
@@ -125,16 +133,28 @@ func runAgent(ctx context.Context, e *env, args []string) int {
 		closers = append(closers, r)
 		cfg.Exporters = append(cfg.Exporters, r)
 	}
-	srv, err := agent.NewServer(cfg)
+	var serveErr error
+	lv := &live{l: &lf, exporters: cfg.Exporters, labels: cfg.Labels, log: log, metrics: cfg.Metrics}
+	wait, err := lv.run(ctx)
 	if err != nil {
-		errorf(e, "", err)
-		return exitUsage
-	}
-	if err := srv.Listen(); err != nil {
-		errorf(e, cfg.Addr, err)
+		errorf(e, lf.watchDir, err)
 		return exitFailure
 	}
-	serveErr := srv.Serve(ctx) // returns on SIGINT/SIGTERM after flushing
+	if listen {
+		srv, err := agent.NewServer(cfg)
+		if err != nil {
+			errorf(e, "", err)
+			return exitUsage
+		}
+		if err := srv.Listen(); err != nil {
+			errorf(e, cfg.Addr, err)
+			return exitFailure
+		}
+		serveErr = srv.Serve(ctx) // returns on SIGINT/SIGTERM after flushing
+	} else {
+		<-ctx.Done()
+	}
+	wait()
 	flush, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, r := range closers {

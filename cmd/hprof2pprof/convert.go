@@ -192,7 +192,7 @@ func (c *convertCmd) open(e *env, all []input) (w formatWriter, perInput bool, c
 			return nil, false, exitFailure
 		}
 	}
-	dst.Views, dst.Stdout = c.df.views, e.stdout
+	dst.Views, dst.Stdout, dst.Shard = c.df.views, e.stdout, c.sh
 	dst.Rel = map[string]string{}
 	for _, in := range all {
 		dst.Inputs = append(dst.Inputs, in.Path)

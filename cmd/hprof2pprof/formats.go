@@ -49,6 +49,7 @@ type destination struct {
 	Dir    string    // -d: a directory; "" when not given
 	Views  []string  // --view: the views asked for; empty means all
 	Inputs []string  // the inputs, in order
+	Shard  shard     // --shard: this run's part of the job ({0 1} when whole)
 	Stdout io.Writer // standard output, for Out == "-"
 	// Rel maps an input to its outputs' name relative to Dir, mirroring
 	// the input tree; use viewPath or outBase rather than reading it.

@@ -39,7 +39,7 @@ type selection struct {
 // ownOutputs are the suffixes of files this tool writes; a directory
 // walk never takes them as inputs, so a rerun over a tree that holds its
 // own outputs does not try to convert them.
-var ownOutputs = []string{".pb.gz", ".pb", ".folded", ".parquet", ".json"}
+var ownOutputs = []string{".pb.gz", ".pb", ".folded", ".parquet", ".arrow", ".json"}
 
 func (s *selection) takes(rel string) (bool, error) {
 	base := path.Base(rel)

@@ -3,9 +3,10 @@
 //
 //	hprof2pprof convert [flags] INPUT...   convert to files
 //	hprof2pprof info [--json] INPUT        describe an input
+//	hprof2pprof capture [flags] PID...     heap dumps of running JVMs
 //
 // Exit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated
-// input: everything before the damage was written).
+// input: everything before the damage was written); capture also 4-7.
 package main
 
 import (

@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-
 	"flag"
 	"fmt"
 	"strings"
 	"time"
+
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/otlp"
@@ -145,12 +146,14 @@ func newShipper(pf *pushFlags) (*shipper, error) {
 func (s *shipper) Close() error { return s.client.Close() }
 
 // shipGraph sends the named views of g (every view when none), one
-// request per view (more for a view split to fit the limits), reports
-// each view on stderr, and returns the exit status for this input: 0
-// when every view was stored, 3 when some were (or the input was
-// damaged), 1 when none was.
-func (s *shipper) shipGraph(ctx context.Context, e *env, in string, g *graph.Graph, views []string, quiet bool) int {
-	parts, err := otlp.Split(g, views, s.pf.Options(time.Now()), s.pf.Limits())
+// request per view (more for a view split to fit the limits), with
+// attrs added to the resource, reports each view on stderr, and returns
+// the exit status for this input: 0 when every view was stored, 3 when
+// some were (or the input was damaged), 1 when none was.
+func (s *shipper) shipGraph(ctx context.Context, e *env, in string, g *graph.Graph, views []string, attrs []*commonpb.KeyValue, quiet bool) int {
+	opts := s.pf.Options(time.Now())
+	opts.ResourceAttrs = attrs
+	parts, err := otlp.Split(g, views, opts, s.pf.Limits())
 	if err == nil {
 		for _, p := range parts {
 			if err = otlp.Validate(p.Req); err != nil {
@@ -280,7 +283,7 @@ func pushInput(ctx context.Context, e *env, s *shipper, in string, df *decodeFla
 		errorf(e, in, fmt.Errorf("no %s view in this input (it has: %s)", strings.Join(df.views, ", "), strings.Join(viewNames(g), ", ")))
 		return exitFailure
 	}
-	return s.shipGraph(ctx, e, in, g, views, df.quiet)
+	return s.shipGraph(ctx, e, in, g, views, nil, df.quiet)
 }
 
 // worse combines exit statuses: failure beats partial beats ok.
