@@ -322,9 +322,13 @@ func (s *scanner) segments(ctx context.Context) error {
 				errs[i] = segs.Body(i, &buf, func(rec hprof.Record, body []byte) {
 					hb := hprof.NewHeapBytes(body, rec, s.idSize)
 					for {
-						sub, data, err := hb.Next()
-						if err != nil || f.fill(sub, data) != nil {
+						sub, err := hb.Next()
+						if err != nil {
 							return // damaged: keep what was read, as the converter does
+						}
+						data, err := hb.Payload()
+						if err != nil || f.fill(sub, data) != nil {
+							return
 						}
 					}
 				})

@@ -298,7 +298,11 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment) {
 			}
 			hb := hprof.NewHeapBytes(body, sp.Rec, h.IDSize)
 			for {
-				s, data, err := hb.Next()
+				s, err := hb.Next()
+				if err != nil {
+					break
+				}
+				data, err := hb.Payload()
 				if err != nil {
 					break
 				}
