@@ -73,17 +73,17 @@ type FieldDecl struct {
 type HeapReader struct {
 	r       *Reader // nil when the body is in memory
 	remain  uint64  // body bytes not yet read, including payload
-	payload uint64  // payload bytes of the current sub-record not yet read
+	payload uint64  // payload bytes of the current sub-record not yet read (in memory: its size)
 	sub     SubRecord
 
 	// In memory.
+	// The current sub-record's payload is b[i-payload:i].
 	b      []byte
 	i      int
 	idSize int
 	rec    Record
-	short  bool   // the body is shorter than the record says: the input ends inside it
-	data   []byte // the current sub-record's payload
-	err    error  // sticky: the input ended inside the current payload
+	short  bool  // the body is shorter than the record says: the input ends inside it
+	err    error // sticky; set with i at the end of b
 }
 
 // Heap starts iterating the current record's body as heap sub-records.
@@ -105,7 +105,7 @@ func (h *HeapReader) Remaining() uint64 {
 // Skip discards the rest of the record.
 func (h *HeapReader) Skip() error {
 	if h.r == nil {
-		h.i, h.data = len(h.b), nil
+		h.i, h.payload = len(h.b), 0
 		return nil
 	}
 	n := h.remain
@@ -116,9 +116,52 @@ func (h *HeapReader) Skip() error {
 // Next returns the next sub-record, skipping the unread payload of the
 // previous one, or io.EOF at the end of the record.
 func (h *HeapReader) Next() (*SubRecord, error) {
-	if h.r == nil {
-		return h.nextBytes()
+	if h.r != nil {
+		return h.nextStreamed()
 	}
+	// In memory (the hot path of the parallel span scan): the payload is
+	// sliced, not copied. An error moves i to the end, so the check for
+	// the end is the only one a sub-record pays.
+	if h.i >= len(h.b) {
+		h.payload = 0
+		if h.err != nil {
+			return nil, h.err
+		}
+		if h.short {
+			h.err = errAt(ErrTruncated, h.off(), h.rec.Name(), "input ends %d bytes short", uint64(h.rec.Length)-uint64(len(h.b)))
+			return nil, h.err
+		}
+		return nil, io.EOF
+	}
+	b := h.b[h.i:]
+	left := uint64(len(b))
+	if h.short {
+		left = uint64(h.rec.Length) - uint64(h.i)
+	}
+	off := h.off()
+	n, payload, more, err := nextSub(b, left, h.idSize, off, &h.rec, &h.sub)
+	switch {
+	case err != nil:
+		h.i, h.payload, h.err = len(h.b), 0, err
+		return nil, err
+	case more:
+		// Only a cut body is shorter than what is left of its record.
+		h.i, h.payload = len(h.b), 0
+		h.err = truncatedSub(off+int64(len(b)), h.where(SubTag(b[0])), off)
+		return nil, h.err
+	case payload > uint64(len(b)-n):
+		// The header is whole: return it; the payload is missing.
+		h.i, h.payload = len(h.b), 0
+		h.err = truncatedSub(h.off(), h.where(h.sub.Tag), off)
+		return &h.sub, nil
+	}
+	h.i += n + int(payload)
+	h.payload = payload
+	return &h.sub, nil
+}
+
+// nextStreamed is Next for a body read from the input as it goes.
+func (h *HeapReader) nextStreamed() (*SubRecord, error) {
 	if h.payload > 0 {
 		n := h.payload
 		h.payload = 0
@@ -213,11 +256,11 @@ func subWhere(rec *Record, tag SubTag) string {
 // array elements. The slice is valid until the next call.
 func (h *HeapReader) Payload() ([]byte, error) {
 	if h.r == nil {
-		d := h.data
-		h.data = nil
-		if d == nil && h.err != nil {
+		if h.err != nil {
 			return nil, h.err
 		}
+		d := h.b[h.i-int(h.payload) : h.i : h.i]
+		h.payload = 0
 		return d, nil
 	}
 	n := h.payload
@@ -244,12 +287,7 @@ func truncatedSub(end int64, where string, subOff int64) error {
 }
 
 // PayloadSize is the size of the current sub-record's unread payload.
-func (h *HeapReader) PayloadSize() uint64 {
-	if h.r == nil {
-		return uint64(len(h.data))
-	}
-	return h.payload
-}
+func (h *HeapReader) PayloadSize() uint64 { return h.payload }
 
 // NewHeapBytes iterates body, the body of rec (or the part of it the
 // input holds, when the input ends inside it), without copying payloads.
@@ -258,45 +296,5 @@ func NewHeapBytes(body []byte, rec Record, idSize int) *HeapReader {
 }
 
 func (h *HeapReader) where(tag SubTag) string { return subWhere(&h.rec, tag) }
-
-// nextBytes is Next for a body in memory; the payload is sliced, not
-// copied.
-func (h *HeapReader) nextBytes() (*SubRecord, error) {
-	h.data = nil
-	if h.err != nil {
-		return nil, h.err
-	}
-	if h.i >= len(h.b) {
-		if h.short {
-			h.err = errAt(ErrTruncated, h.off(), h.rec.Name(), "input ends %d bytes short", uint64(h.rec.Length)-uint64(len(h.b)))
-			return nil, h.err
-		}
-		return nil, io.EOF
-	}
-	b := h.b[h.i:]
-	left := uint64(len(b))
-	if h.short {
-		left = uint64(h.rec.Length) - uint64(h.i)
-	}
-	off := h.off()
-	n, payload, more, err := nextSub(b, left, h.idSize, off, &h.rec, &h.sub)
-	switch {
-	case err != nil:
-		h.err = err
-		return nil, err
-	case more:
-		// Only a cut body is shorter than what is left of its record.
-		h.err = truncatedSub(off+int64(len(b)), h.where(SubTag(b[0])), off)
-		return nil, h.err
-	case payload > uint64(len(b)-n):
-		// The header is whole: return it; the payload is missing.
-		h.i = len(h.b)
-		h.err = truncatedSub(h.off(), h.where(h.sub.Tag), off)
-		return &h.sub, nil
-	}
-	h.data = b[n : n+int(payload) : n+int(payload)]
-	h.i += n + int(payload)
-	return &h.sub, nil
-}
 
 func (h *HeapReader) off() int64 { return h.rec.Offset + recordHeaderSize + int64(h.i) }
