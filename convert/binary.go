@@ -66,42 +66,30 @@ func newBinDecoder(g *graph.Graph, opts Options) *binDecoder {
 // keep: the one --dump names, or every one (the last wins) by default.
 func (d *binDecoder) wantDump(n int) bool { return d.opts.Dump == 0 || d.opts.Dump == n }
 
-// run reads every record. A decoding error stops the loop; what was read
-// before it stays in the decoder and the error becomes the graph's damage.
+// run reads every record (hprof.Walk's policy). A decoding error stops
+// the walk; what was read before it stays in the decoder and the error
+// becomes the graph's damage.
 func (d *binDecoder) run(ctx context.Context, r *hprof.Reader) error {
 	d.r = r
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+	return hprof.Walk(ctx, r, func(rec hprof.Record) error {
 		d.progress()
-		rec, err := r.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
 		d.g.Source.Records[rec.Tag.String()]++
 		if !rec.Tag.Known() {
 			d.g.SoftFailDetail(graph.SoftUnknownRecordTag, fmt.Sprintf("0x%02X", uint8(rec.Tag)))
-			continue // Next skips the body
+			return nil // the walk skips the body
 		}
 		switch rec.Tag {
 		case hprof.TagHeapDump, hprof.TagHeapDumpSegment:
-			err = d.heapRecord(ctx, rec)
+			return d.heapRecord(ctx, rec)
 		case hprof.TagHeapDumpEnd:
-			err = d.endDump(ctx)
-		default:
-			var body []byte
-			if body, err = r.Body(); err == nil {
-				err = d.record(rec, body)
-			}
+			return d.endDump(ctx)
 		}
+		body, err := r.Body()
 		if err != nil {
 			return err
 		}
-	}
+		return d.record(rec, body)
+	})
 }
 
 func (d *binDecoder) progress() {

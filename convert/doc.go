@@ -9,6 +9,11 @@
 //   - a record is decoded: convert/hprof/records.go (top-level records;
 //     heap sub-records in convert/hprof/sub.go), text report lines in
 //     convert/text/records.go;
+//   - records are walked: hprof.Walk (convert/hprof/walk.go) for every
+//     top-level record loop, with its one error policy (the live Stream
+//     follows it record by record); hprof.HeapReader for every heap
+//     sub-record loop, over the input (Reader.Heap) or a mapped body
+//     (NewHeapBytes) alike;
 //   - a frame is named: convert/internal/frames/frames.go (trace serial →
 //     stack of Java-named frames, R8 retracing);
 //   - a class is named: convert/javaname/javaname.go;

@@ -128,7 +128,8 @@ func (s *Stream) Control() (flags uint32, ok bool) {
 // record completed one (or had to cut the pending one first), io.EOF at
 // a clean end of the stream, and the reader's errors (hprof.ErrTruncated,
 // hprof.ErrCorrupt, …) or ErrLimit otherwise; a window may come with an
-// error.
+// error. It is one step of hprof.Walk's policy: an unknown record is
+// counted and skipped, damage ends the stream.
 func (s *Stream) Next() (*Window, error) {
 	rec, err := s.r.Next()
 	if err != nil {

@@ -50,13 +50,40 @@ type FieldDecl struct {
 	Type   BasicType
 }
 
-// HeapReader iterates the sub-records of one HEAP DUMP or HEAP DUMP
-// SEGMENT record, without loading the record.
+// HeapReader is the one iterator over the sub-records of a HEAP DUMP or
+// HEAP DUMP SEGMENT body, whether the body is read from the input as it
+// goes (Reader.Heap) or is in memory (NewHeapBytes, a mapped file). Both
+// share one decoder and one error policy:
+//
+//   - Next returns a sub-record once its header is whole; its payload
+//     (instance field bytes or array elements) is read with Payload, or
+//     skipped by the next call to Next.
+//   - The end of the body is io.EOF.
+//   - A header that does not fit in what is left of the record, a payload
+//     longer than the rest of the record, or an unknown tag is ErrCorrupt
+//     or ErrUnsupported, naming the sub-record, the record and the offset:
+//     a sub-record has no length, so nothing after it can be read.
+//   - When the input ends inside a sub-record, the call that needs the
+//     missing bytes (Next for a header, Payload or the next Next for a
+//     payload) returns ErrTruncated naming the sub-record's offset; the
+//     sub-records before it were returned whole.
+//
+// Errors are sticky in memory; a streamed iterator's errors are those of
+// its Reader.
 type HeapReader struct {
-	r       *Reader
-	remain  uint64 // body bytes not yet read, including payload
-	payload uint64 // payload bytes of the current sub-record not yet read
+	r       *Reader // nil when the body is in memory
+	remain  uint64  // body bytes not yet read, including payload
+	payload uint64  // payload bytes of the current sub-record not yet read (in memory: its size)
 	sub     SubRecord
+
+	// In memory.
+	// The current sub-record's payload is b[i-payload:i].
+	b      []byte
+	i      int
+	idSize int
+	rec    Record
+	short  bool  // the body is shorter than the record says: the input ends inside it
+	err    error // sticky; set with i at the end of b
 }
 
 // Heap starts iterating the current record's body as heap sub-records.
@@ -68,10 +95,19 @@ func (r *Reader) Heap() *HeapReader {
 }
 
 // Remaining is the number of body bytes not yet read.
-func (h *HeapReader) Remaining() uint64 { return h.remain }
+func (h *HeapReader) Remaining() uint64 {
+	if h.r == nil {
+		return uint64(len(h.b) - h.i)
+	}
+	return h.remain
+}
 
 // Skip discards the rest of the record.
 func (h *HeapReader) Skip() error {
+	if h.r == nil {
+		h.i, h.payload = len(h.b), 0
+		return nil
+	}
 	n := h.remain
 	h.remain, h.payload = 0, 0
 	return h.r.skip(n, 0)
@@ -80,6 +116,52 @@ func (h *HeapReader) Skip() error {
 // Next returns the next sub-record, skipping the unread payload of the
 // previous one, or io.EOF at the end of the record.
 func (h *HeapReader) Next() (*SubRecord, error) {
+	if h.r != nil {
+		return h.nextStreamed()
+	}
+	// In memory (the hot path of the parallel span scan): the payload is
+	// sliced, not copied. An error moves i to the end, so the check for
+	// the end is the only one a sub-record pays.
+	if h.i >= len(h.b) {
+		h.payload = 0
+		if h.err != nil {
+			return nil, h.err
+		}
+		if h.short {
+			h.err = errAt(ErrTruncated, h.off(), h.rec.Name(), "input ends %d bytes short", uint64(h.rec.Length)-uint64(len(h.b)))
+			return nil, h.err
+		}
+		return nil, io.EOF
+	}
+	b := h.b[h.i:]
+	left := uint64(len(b))
+	if h.short {
+		left = uint64(h.rec.Length) - uint64(h.i)
+	}
+	off := h.off()
+	n, payload, more, err := nextSub(b, left, h.idSize, off, &h.rec, &h.sub)
+	switch {
+	case err != nil:
+		h.i, h.payload, h.err = len(h.b), 0, err
+		return nil, err
+	case more:
+		// Only a cut body is shorter than what is left of its record.
+		h.i, h.payload = len(h.b), 0
+		h.err = truncatedSub(off+int64(len(b)), h.where(SubTag(b[0])), off)
+		return nil, h.err
+	case payload > uint64(len(b)-n):
+		// The header is whole: return it; the payload is missing.
+		h.i, h.payload = len(h.b), 0
+		h.err = truncatedSub(h.off(), h.where(h.sub.Tag), off)
+		return &h.sub, nil
+	}
+	h.i += n + int(payload)
+	h.payload = payload
+	return &h.sub, nil
+}
+
+// nextStreamed is Next for a body read from the input as it goes.
+func (h *HeapReader) nextStreamed() (*SubRecord, error) {
 	if h.payload > 0 {
 		n := h.payload
 		h.payload = 0
@@ -173,6 +255,14 @@ func subWhere(rec *Record, tag SubTag) string {
 // Payload reads the current sub-record's payload: instance field bytes or
 // array elements. The slice is valid until the next call.
 func (h *HeapReader) Payload() ([]byte, error) {
+	if h.r == nil {
+		if h.err != nil {
+			return nil, h.err
+		}
+		d := h.b[h.i-int(h.payload) : h.i : h.i]
+		h.payload = 0
+		return d, nil
+	}
 	n := h.payload
 	h.payload = 0
 	h.remain -= n
@@ -199,58 +289,12 @@ func truncatedSub(end int64, where string, subOff int64) error {
 // PayloadSize is the size of the current sub-record's unread payload.
 func (h *HeapReader) PayloadSize() uint64 { return h.payload }
 
-// HeapBytes iterates the sub-records of a heap record whose body is in
-// memory (a mapped file): the same decoding as HeapReader, without
-// copying payloads.
-type HeapBytes struct {
-	b      []byte
-	i      int
-	idSize int
-	rec    Record
-	cut    bool // the body is shorter than the record says: the input ends inside it
-	sub    SubRecord
-}
-
 // NewHeapBytes iterates body, the body of rec (or the part of it the
-// input holds, when the input ends inside it).
-func NewHeapBytes(body []byte, rec Record, idSize int) *HeapBytes {
-	return &HeapBytes{b: body, idSize: idSize, rec: rec, cut: uint64(len(body)) < uint64(rec.Length)}
+// input holds, when the input ends inside it), without copying payloads.
+func NewHeapBytes(body []byte, rec Record, idSize int) *HeapReader {
+	return &HeapReader{b: body, idSize: idSize, rec: rec, short: uint64(len(body)) < uint64(rec.Length)}
 }
 
-func (h *HeapBytes) where(tag SubTag) string { return subWhere(&h.rec, tag) }
+func (h *HeapReader) where(tag SubTag) string { return subWhere(&h.rec, tag) }
 
-// Next returns the next sub-record and its payload (instance field bytes
-// or array elements), or io.EOF at the end of the body. Both are valid
-// until the next call. When the input ends inside a payload, Next
-// returns the sub-record (its header is whole) with a nil payload and
-// the ErrTruncated error, as HeapReader does.
-func (h *HeapBytes) Next() (*SubRecord, []byte, error) {
-	if h.i >= len(h.b) {
-		if h.cut {
-			return nil, nil, errAt(ErrTruncated, h.off(), h.rec.Name(), "input ends %d bytes short", uint64(h.rec.Length)-uint64(len(h.b)))
-		}
-		return nil, nil, io.EOF
-	}
-	b := h.b[h.i:]
-	left := uint64(len(b))
-	if h.cut {
-		left = uint64(h.rec.Length) - uint64(h.i)
-	}
-	off := h.off()
-	n, payload, more, err := nextSub(b, left, h.idSize, off, &h.rec, &h.sub)
-	switch {
-	case err != nil:
-		return nil, nil, err
-	case more:
-		// Only a cut body is shorter than what is left of its record.
-		return nil, nil, truncatedSub(off+int64(len(b)), h.where(SubTag(b[0])), off)
-	case payload > uint64(len(b)-n):
-		h.i = len(h.b)
-		return &h.sub, nil, truncatedSub(h.off(), h.where(h.sub.Tag), off)
-	}
-	data := b[n : n+int(payload)]
-	h.i += n + int(payload)
-	return &h.sub, data, nil
-}
-
-func (h *HeapBytes) off() int64 { return h.rec.Offset + recordHeaderSize + int64(h.i) }
+func (h *HeapReader) off() int64 { return h.rec.Offset + recordHeaderSize + int64(h.i) }

@@ -10,9 +10,10 @@ import (
 )
 
 // FuzzHeapPaths decodes one HEAP DUMP SEGMENT body with both heap
-// iterators, the streamed HeapReader and the in-memory HeapBytes, whole
-// and with the input cut short after `keep` bytes of the body: they
-// share one bounds policy (nextSub), so they must yield the same
+// sources of the one heap iterator, the streamed Reader.Heap and the
+// in-memory NewHeapBytes, whole and with the input cut short after `keep`
+// bytes of the body: they share one decoder and error policy, so they
+// must yield the same
 // sub-records and payloads, and stop on the same kind of error.
 func FuzzHeapPaths(f *testing.F) {
 	for _, b := range fixtureBytes(f) {
@@ -107,13 +108,18 @@ func mappedSubs(t *testing.T, file []byte, idSize int) (string, error) {
 	var out strings.Builder
 	h := NewHeapBytes(body, rec, idSize)
 	for {
-		s, p, err := h.Next()
+		s, err := h.Next()
 		if err == io.EOF {
 			return out.String(), nil
 		}
 		if err != nil {
 			return out.String(), err
 		}
-		fmt.Fprintf(&out, "%v@%d id %x class %x len %d payload %x\n", s.Tag, s.Offset, s.ID, s.ClassID, s.Length, p)
+		line := fmt.Sprintf("%v@%d id %x class %x len %d", s.Tag, s.Offset, s.ID, s.ClassID, s.Length)
+		p, err := h.Payload()
+		if err != nil {
+			return out.String(), err
+		}
+		fmt.Fprintf(&out, "%s payload %x\n", line, p)
 	}
 }

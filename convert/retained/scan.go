@@ -191,37 +191,30 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 	var dumps hprof.DumpCounter
 	found := false
 	var next int64
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			if found {
-				// Damage after (or inside) the dump: the first pass of
-				// the converter reported it; use what was read.
-				break
-			}
-			return err
-		}
+	var stop error // the pass's own error (cancelled)
+	err = hprof.Walk(ctx, r, func(rec hprof.Record) error {
 		dump := dumps.Dump(rec.Tag)
 		if dump != s.in.Dump {
 			if dump > s.in.Dump {
-				break
+				return hprof.ErrStop
 			}
-			continue
+			return nil
 		}
 		found = true
 		damaged, err := s.record(ctx, pass, r, f, &next)
 		if err != nil {
+			stop = err
 			return err
 		}
 		if damaged {
-			break // keep what was read, as the converter does
+			return hprof.ErrStop // keep what was read, as the converter does
 		}
+		return nil
+	})
+	// Damage after (or inside) the dump was reported by the converter's
+	// first pass: use what was read.
+	if err != nil && (err == stop || err == ctx.Err() || !found) {
+		return err
 	}
 	if !found {
 		return errf(ErrNoDump, "heap dump %d not found", s.in.Dump)
@@ -322,9 +315,13 @@ func (s *scanner) segments(ctx context.Context) error {
 				errs[i] = segs.Body(i, &buf, func(rec hprof.Record, body []byte) {
 					hb := hprof.NewHeapBytes(body, rec, s.idSize)
 					for {
-						sub, data, err := hb.Next()
-						if err != nil || f.fill(sub, data) != nil {
+						sub, err := hb.Next()
+						if err != nil {
 							return // damaged: keep what was read, as the converter does
+						}
+						data, err := hb.Payload()
+						if err != nil || f.fill(sub, data) != nil {
+							return
 						}
 					}
 				})

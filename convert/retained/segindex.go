@@ -91,9 +91,12 @@ func (s *scanner) eachSegment(ctx context.Context, fn func(seg int, id uint64)) 
 				errs[i] = segs.Body(i, &buf, func(rec hprof.Record, body []byte) {
 					hb := hprof.NewHeapBytes(body, rec, s.idSize)
 					for {
-						sub, _, err := hb.Next()
+						sub, err := hb.Next()
 						if err != nil {
 							return
+						}
+						if _, err := hb.Payload(); err != nil {
+							return // cut short: pass 2 stops before it too
 						}
 						switch sub.Tag {
 						case hprof.InstanceDump, hprof.ObjArrayDump, hprof.PrimArrayDump, hprof.PrimArrayNoData, hprof.ClassDump:

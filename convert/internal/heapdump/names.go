@@ -246,38 +246,32 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 		return err
 	}
 	var dumps hprof.DumpCounter
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rec, err := r.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return nil // damage was reported by the first pass
-		}
+	err = hprof.Walk(ctx, r, func(rec hprof.Record) error {
 		if dumps.Dump(rec.Tag) != h.Index {
-			continue
+			return nil
 		}
 		hr := r.Heap()
 		for {
 			s, err := hr.Next()
 			if err != nil {
-				break
+				return nil
 			}
 			switch {
 			case s.Tag == hprof.InstanceDump && h.needsString(s):
 				if err := h.readString(e, s, hr); err != nil {
-					return nil
+					return hprof.ErrStop
 				}
 			case s.Tag == hprof.PrimArrayDump && h.needsArray(s):
 				if err := h.readArrayText(s, hr); err != nil {
-					return nil
+					return hprof.ErrStop
 				}
 			}
 		}
+	})
+	if err != nil && err == ctx.Err() {
+		return err
 	}
+	return nil // damage was reported by the first pass
 }
 
 // SpanNamePass reads the dump's spans again for thread names:
@@ -298,7 +292,11 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment) {
 			}
 			hb := hprof.NewHeapBytes(body, sp.Rec, h.IDSize)
 			for {
-				s, data, err := hb.Next()
+				s, err := hb.Next()
+				if err != nil {
+					break
+				}
+				data, err := hb.Payload()
 				if err != nil {
 					break
 				}

@@ -28,11 +28,13 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		res.Objs = &SpanObjects{}
 	}
 	for {
-		s, _, err := hb.Next()
+		s, err := hb.Next()
 		if err == io.EOF {
 			return res
 		}
-		if s == nil {
+		if err != nil {
+			// A sub-record whose payload the input cuts was counted
+			// (its header is whole), as when streaming.
 			res.Err = err
 			return res
 		}
@@ -56,12 +58,6 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 			res.Roots = append(res.Roots, ThreadRoot{ObjectID: s.ID, ThreadSerial: s.ThreadSerial, TraceSerial: s.TraceSerial})
 		case hprof.HeapDumpInfo:
 			agg.enterHeap(s.HeapID, s.NameID)
-		}
-		if err != nil {
-			// The input ends inside this sub-record's payload: its
-			// header is whole and counted, as when streaming.
-			res.Err = err
-			return res
 		}
 	}
 }
