@@ -19,8 +19,12 @@ import (
 	"time"
 )
 
+// RequiredInCI is the JDK that scripts/setup-jdk.sh installs: under CI
+// its absence fails a test instead of skipping it.
+const RequiredInCI = 17
+
 // Home finds an installed JDK of this major version (with javac), or
-// skips the test saying so.
+// skips the test saying so (fails, for RequiredInCI under CI).
 func Home(t testing.TB, major int) string {
 	t.Helper()
 	var cands []string
@@ -42,7 +46,11 @@ func Home(t testing.TB, major int) string {
 			return h
 		}
 	}
-	t.Skipf("no JDK %d installed (looked at javac on PATH, JAVA_HOME, /usr/lib/jvm)", major)
+	msg := fmt.Sprintf("no JDK %d installed (looked at javac on PATH, JAVA_HOME, /usr/lib/jvm)", major)
+	if major == RequiredInCI && os.Getenv("CI") == "true" {
+		t.Fatal(msg + ": scripts/setup-jdk.sh installs it")
+	}
+	t.Skip(msg)
 	return ""
 }
 
