@@ -183,38 +183,46 @@ func (p *objectPass) read(ctx context.Context, fn func(*hprof.SubRecord, *hprof.
 	}
 	defer func() { p.done += r.Offset() }()
 	var dumps hprof.DumpCounter
-	for {
-		rec, err := r.Next()
-		if err != nil {
-			return nil // io.EOF, or damage the first pass reported
-		}
+	var stop error // the callback's or the context's error, returned as is
+	hprof.Walk(ctx, r, func(rec hprof.Record) error {
 		dump := dumps.Dump(rec.Tag)
 		if dump > p.h.Index {
-			return nil
+			return hprof.ErrStop
 		}
 		if dump != p.h.Index {
-			continue
+			return nil
 		}
-		hr := r.Heap()
-		for n := 1; ; n++ {
-			s, err := hr.Next()
-			if err != nil {
-				break // io.EOF, or damage
-			}
-			if n&0xFFFF == 0 {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				if p.in.Progress != nil {
-					p.in.Progress(p.done + r.Offset())
-				}
-			}
-			if err := fn(s, hr); err != nil {
-				if errors.Is(err, hprof.ErrTruncated) || errors.Is(err, hprof.ErrCorrupt) {
-					break
-				}
+		stop = p.readHeap(ctx, r, fn)
+		return stop
+	})
+	if stop == nil {
+		stop = ctx.Err()
+	}
+	return stop // damage between records was reported by the first pass
+}
+
+// readHeap calls fn with every sub-record of one heap record; damage
+// inside it ends the record quietly.
+func (p *objectPass) readHeap(ctx context.Context, r *hprof.Reader, fn func(*hprof.SubRecord, *hprof.HeapReader) error) error {
+	hr := r.Heap()
+	for n := 1; ; n++ {
+		s, err := hr.Next()
+		if err != nil {
+			return nil // io.EOF, or damage
+		}
+		if n&0xFFFF == 0 {
+			if err := ctx.Err(); err != nil {
 				return err
 			}
+			if p.in.Progress != nil {
+				p.in.Progress(p.done + r.Offset())
+			}
+		}
+		if err := fn(s, hr); err != nil {
+			if errors.Is(err, hprof.ErrTruncated) || errors.Is(err, hprof.ErrCorrupt) {
+				return nil
+			}
+			return err
 		}
 	}
 }
