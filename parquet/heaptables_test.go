@@ -571,7 +571,7 @@ func scanDump(t *testing.T, path string, dump int, strSize int64) *dumpScan {
 // roots by kind and the number of Strings must equal the oracle's.
 func TestHeapTablesCorpus(t *testing.T) {
 	modules := duckdbModules(t)
-	corpus := filepath.Join(moduleRoot(t), "..", "..", "shared", "corpus", "heapdump")
+	corpus := filepath.Join(moduleRoot(t), "..", "shared", "corpus", "heapdump")
 	oracles, _ := filepath.Glob(filepath.Join(corpus, "*.oracle"))
 	if len(oracles) == 0 {
 		t.Skip("../shared/corpus not present")
