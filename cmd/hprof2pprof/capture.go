@@ -113,7 +113,7 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 		pushOnly: ship != nil && !flagGiven(fs, "o", "d", "format")}
 	code := exitOK
 	for _, pid := range pids {
-		code = worseExit(code, c.one(ctx, pid))
+		code = worse(code, c.one(ctx, pid))
 	}
 	return code
 }
@@ -126,18 +126,6 @@ func flagGiven(fs *flag.FlagSet, names ...string) bool {
 		}
 	})
 	return given
-}
-
-// worseExit keeps the first failure, else partial, else ok.
-func worseExit(code, c int) int {
-	switch {
-	case code != exitOK && code != exitPartial:
-		return code
-	case c == exitOK:
-		return code
-	default:
-		return c
-	}
 }
 
 func parsePIDs(args []string) ([]int, error) {
@@ -214,7 +202,7 @@ func (c *captureRun) one(ctx context.Context, pid int) int {
 		}
 	}
 	if c.ship != nil {
-		code = worseExit(code, c.ship.shipGraph(ctx, c.e, input, res.Graph, views, c.attrs(res), c.df.quiet))
+		code = worse(code, c.ship.shipGraph(ctx, c.e, input, res.Graph, views, c.attrs(res), c.df.quiet))
 	}
 	return code
 }

@@ -286,12 +286,13 @@ func pushInput(ctx context.Context, e *env, s *shipper, in string, df *decodeFla
 	return s.shipGraph(ctx, e, in, g, views, nil, df.quiet)
 }
 
-// worse combines exit statuses: failure beats partial beats ok.
+// worse combines exit statuses: the first failure (any status but ok
+// and partial: capture has several) is kept, else partial, else ok.
 func worse(code, c int) int {
-	if c == exitFailure || (c == exitPartial && code == exitOK) {
-		return c
+	if code != exitOK && code != exitPartial || c == exitOK {
+		return code
 	}
-	return code
+	return c
 }
 
 func attempts(n int) string {
