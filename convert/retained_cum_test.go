@@ -69,7 +69,7 @@ func TestRetainedCumPerClass(t *testing.T) {
 	for _, path := range cumDumps(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			want := independentCum(t, path)
-			got := profileCum(t, path)
+			got, byClass := profileCum(t, path)
 			if len(want) == 0 {
 				t.Fatal("the independent computation found no reachable object")
 			}
@@ -91,6 +91,26 @@ func TestRetainedCumPerClass(t *testing.T) {
 			if bad > 0 {
 				t.Errorf("%d of %d classes differ", bad, len(want))
 			}
+			// The totals by class (Parquet's classes.retained_bytes) are
+			// by class ID; with one class per name they are these sums.
+			sz := readOracleSizes(t, path+".oracle")
+			if len(sz.byName) != len(sz.name) {
+				t.Logf("%d class IDs share names: totals by class not compared by name", len(sz.name)-len(sz.byName))
+				return
+			}
+			for name, w := range want {
+				if strings.HasSuffix(name, ".class") {
+					continue // class objects count for no class
+				}
+				if byClass[name] != w[1] {
+					t.Errorf("%s: graph total by class %d bytes, independent %d", name, byClass[name], w[1])
+				}
+			}
+			for name, b := range byClass {
+				if _, ok := want[name]; !ok && b != 0 {
+					t.Errorf("%s: graph total by class %d bytes, not in the independent answer", name, b)
+				}
+			}
 		})
 	}
 }
@@ -98,11 +118,16 @@ func TestRetainedCumPerClass(t *testing.T) {
 // profileCum converts path to a retained pprof file, parses it and sums,
 // per function, the values of the samples whose stack names it (once per
 // sample, as pprof's cum). The root frame (a GC root kind) is left out.
-func profileCum(t *testing.T, path string) map[string][2]int64 {
+// It also returns the graph's retained totals by class name.
+func profileCum(t *testing.T, path string) (map[string][2]int64, map[string]int64) {
 	t.Helper()
 	g, err := convert.ConvertFile(context.Background(), path, convert.Options{Views: []string{graph.ViewRetained}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	byClass := map[string]int64{}
+	for _, c := range g.RetainedByClass {
+		byClass[c.Class] = c.Bytes
 	}
 	var buf bytes.Buffer
 	if err := pprofout.Write(&buf, g, graph.ViewRetained); err != nil {
@@ -141,7 +166,7 @@ func profileCum(t *testing.T, path string) map[string][2]int64 {
 			}
 		}
 	}
-	return cum
+	return cum, byClass
 }
 
 // oracleSizes is what the test takes from the oracle: class names and

@@ -2,25 +2,20 @@ package retained
 
 import (
 	"context"
-	"runtime/debug"
+	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
 
-// shallow is the shallow size of object v.
-func (s *scanner) shallow(v uint32) int64 {
-	if z := s.size[v]; z != 1<<32-1 {
-		return int64(z)
-	}
-	return s.big[v]
-}
-
 // analyse turns the graph into the dominator tree, retained sizes and the
-// class-level paths, freeing each array as soon as it is done with.
+// class-level paths, freeing each array as soon as it is done with. The
+// peak is while the reverse graph is built (docs/retained.md, Memory):
+// every array by object number is freed, or moved to DFS numbers, before
+// the dominators are computed.
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
-	n := len(s.size)
+	n := len(s.obj.w)
 	s.phase("strong reach")
 	allowed := s.strongReach()
 	// Each phase takes seconds (minutes when the graph is paged from
@@ -28,34 +23,45 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	collect()
 	pre := alloc[uint32](s.a, n, n)
 	s.phase("depth-first numbering")
-	vertex, parent := dfs(s.a, s.roots, s.start, s.end, s.edges, pre, nil, nil, allowed)
+	used := make([]bool, len(s.classes)) // classes with a reached object
+	off := alloc[uint32](s.a, 0, n+2)    // in-degrees by DFS number, for the reverse graph
+	parent := dfs(s.a, s.roots, &s.g, pre, nil, off, allowed, &s.obj, used)
 	// Rounds: the class objects of what was reached, then of what those
 	// reach, until no new class is reached.
-	used := make([]bool, len(s.classes))
-	for from := 1; ; {
-		extra := s.classRoots(vertex[from:], pre, used)
+	for {
+		extra := s.classRoots(pre, used)
 		if len(extra) == 0 {
 			break
 		}
-		from = len(vertex)
-		vertex, parent = dfs(s.a, extra, s.start, s.end, s.edges, pre, vertex, parent, allowed)
+		parent = dfs(s.a, extra, &s.g, pre, parent, off, allowed, &s.obj, used)
 		s.roots = append(s.roots, extra...)
 	}
 	free(s.a, allowed)
 	allowed = nil
+	collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	m := len(vertex)
+	m := len(parent)
 	s.phase("reverse graph")
-	off, preds := predecessors(s.a, vertex, s.roots, s.start, s.end, s.edges, pre, s.in.GarbageHolds)
-	free(s.a, s.start)
-	free(s.a, s.end)
-	free(s.a, s.edges)
-	s.start, s.end, s.edges = nil, nil, nil
-	release()
+	off, preds := predecessors(s.a, m, s.roots, &s.g, pre, off, s.in.GarbageHolds)
+	free(s.a, s.g.start)
+	free(s.a, s.g.deg)
+	free(s.a, s.g.edges)
+	s.g = csr{}
+	collect()
+
+	// Shallow sizes, classes and root kinds by DFS number; unreachable
+	// totals. The arrays by object number go.
+	d := s.byDFS(pre, m)
+	if !s.in.KeepIDs {
+		free(s.a, pre)
+		pre = nil
+	}
+	collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -65,52 +71,44 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	free(s.a, off)
 	free(s.a, preds)
 	parent, off, preds = nil, nil, nil
-	release()
+	collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 
-	// Shallow sizes and classes by DFS number; unreachable totals.
-	ret := alloc[int64](s.a, m, m)
-	cls := alloc[uint32](s.a, m, m)
-	for a := 1; a < m; a++ {
-		v := vertex[a]
-		ret[a] = s.shallow(v)
-		cls[a] = s.cls[v]
-	}
-	st := &s.stats
-	st.Reachable = m - 1
-	st.Unreachable = n - (m - 1)
-	for v := 0; v < n; v++ {
-		if pre[v] == 0 {
-			st.UnreachableBytes += s.shallow(uint32(v))
-		}
-	}
-	for a := 1; a < m; a++ {
-		st.ReachableBytes += ret[a]
-	}
-	free(s.a, s.size)
-	free(s.a, s.cls)
-	s.size, s.cls, s.big = nil, nil, nil
-
 	s.phase("retained sizes and class paths")
-	res := &Result{Stats: *st, maxDepth: s.in.MaxDepth}
+	res := &Result{Stats: s.stats, maxDepth: s.in.MaxDepth}
 	// The class-level paths need the shallow sizes, the retained sizes
-	// and their per-class totals sum them up the tree: both at once.
-	shallow := alloc[int64](s.a, m, m)
-	copy(shallow, ret)
+	// sum them up the tree: both at once. The paths also say which
+	// objects no object of their class dominates (top), for the totals
+	// by class.
+	top := alloc[uint64](s.a, m/64+1, m/64+1)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		res.Paths, res.ClassNames, res.RootKinds = s.paths(vertex, idom, cls, shallow)
+		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top)
 	})
+	ret := alloc[int64](s.a, m, m)
+	for a := 1; a < m; a++ {
+		ret[a] = d.obj.shallow(uint32(a))
+	}
 	// Retained sizes: children after parents in DFS order (idom[a] < a).
 	for a := m - 1; a >= 1; a-- {
 		ret[idom[a]] += ret[a]
 	}
-	res.ByClass = s.byClass(idom, cls, ret)
 	wg.Wait()
-	free(s.a, shallow)
-	shallow = nil
+	// Classes by DFS number, for the totals by class.
+	cls := alloc[uint32](s.a, m, m)
+	for a := 1; a < m; a++ {
+		cls[a] = d.obj.class(uint32(a))
+	}
+	free(s.a, d.obj.w)
+	d.obj.w = nil
+	res.ByClass = s.byClassTop(idom, cls, top, ret)
+	free(s.a, top)
+	if res.ByClass == nil {
+		res.ByClass = s.byClass(idom, cls, ret)
+	}
+	free(s.a, cls)
 	if s.in.KeepIDs {
 		res.ids = s.ix
 		res.retained = make([]int64, n)
@@ -120,10 +118,52 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 				res.retained[v] = ret[a]
 			}
 		}
-		res.keepDominators(vertex, pre, idom)
+		res.keepDominators(pre, idom)
 	}
+	free(s.a, ret)
+	free(s.a, idom)
 	s.ix = nil
 	return res, nil
+}
+
+// dfsOrder is what the analysis keeps of each object once the dominators
+// are computed, by DFS number.
+type dfsOrder struct {
+	obj      objWords // class and shallow size
+	rootKind map[uint32]hprof.SubTag
+}
+
+// byDFS moves the classes, shallow sizes and root kinds to DFS numbers
+// (m of them), frees the words by object number and counts the reachable
+// and unreachable objects and bytes.
+func (s *scanner) byDFS(pre []uint32, m int) *dfsOrder {
+	d := &dfsOrder{
+		obj:      objWords{w: alloc[uint32](s.a, m, m), wide: map[uint32]wideObj{}},
+		rootKind: make(map[uint32]hprof.SubTag, len(s.rootKind)),
+	}
+	st := &s.stats
+	for v, a := range pre {
+		if a == 0 {
+			st.UnreachableBytes += s.obj.shallow(uint32(v))
+			continue
+		}
+		w := s.obj.w[v]
+		d.obj.w[a] = w
+		if w&wideSize == wideSize {
+			d.obj.wide[a] = s.obj.wide[uint32(v)]
+		}
+		st.ReachableBytes += s.obj.shallow(uint32(v))
+	}
+	for v, t := range s.rootKind {
+		if a := pre[v]; a != 0 {
+			d.rootKind[a] = t
+		}
+	}
+	st.Reachable = m - 1
+	st.Unreachable = len(pre) - (m - 1)
+	free(s.a, s.obj.w)
+	s.obj, s.rootKind = objWords{}, nil
+	return d
 }
 
 // strongReach marks the objects a strong path reaches (referents not
@@ -140,16 +180,16 @@ func (s *scanner) strongReach() []bool {
 	weak := slices.Compact(s.weak)
 	s.weak = nil
 	for _, v := range weak {
-		s.end[v]--
+		s.g.addDeg(v, -1)
 	}
-	seen := alloc[bool](s.a, len(s.size), len(s.size))
-	reach(s.roots, s.start, s.end, s.edges, seen)
+	seen := alloc[bool](s.a, len(s.obj.w), len(s.obj.w))
+	reach(s.roots, &s.g, seen)
 	// The class objects of reached objects are live too, and what their
 	// statics reach: rounds until no new class is reached.
 	used := make([]bool, len(s.classes))
 	for {
 		for v, ok := range seen {
-			if c := s.cls[v]; ok && c&classObjFlag == 0 {
+			if c := s.obj.class(uint32(v)); ok && c&classObjFlag == 0 {
 				used[c] = true
 			}
 		}
@@ -162,24 +202,19 @@ func (s *scanner) strongReach() []bool {
 		if len(extra) == 0 {
 			break
 		}
-		reach(extra, s.start, s.end, s.edges, seen)
+		reach(extra, &s.g, seen)
 	}
 	for _, v := range weak {
-		s.end[v]++
+		s.g.addDeg(v, +1)
 	}
 	return seen
 }
 
 // classRoots are the class objects not reached yet whose class has a
-// reached object (used notes the classes of vertex and of earlier
-// rounds): the oracle reaches them through its objects but no reference
-// holds them, so they hang from the virtual root.
-func (s *scanner) classRoots(vertex, pre []uint32, used []bool) []uint32 {
-	for _, v := range vertex {
-		if c := s.cls[v]; c&classObjFlag == 0 {
-			used[c] = true
-		}
-	}
+// reached object (used, as dfs notes it): the oracle reaches them through
+// its objects but no reference holds them, so they hang from the virtual
+// root.
+func (s *scanner) classRoots(pre []uint32, used []bool) []uint32 {
 	var extra []uint32
 	for i, c := range s.classes {
 		if used[i] && c.node != noNode && pre[c.node] == 0 {
@@ -190,9 +225,13 @@ func (s *scanner) classRoots(vertex, pre []uint32, used []bool) []uint32 {
 	return extra
 }
 
-// release returns freed arrays to the operating system, so peak memory is
-// that of the largest phase rather than of all phases together.
-func release() { debug.FreeOSMemory() }
+// collect makes the arrays freed so far reusable (the collector would
+// only find them once the heap doubled), so the next phase's arrays take
+// their pages and peak memory is that of the largest phase rather than of
+// several together. The pages stay with the process: returning them to
+// the system would cost a page fault each when the next array takes
+// them.
+func collect() { runtime.GC() }
 
 // paths merges objects into class-level dominator paths: an object's path
 // is its immediate dominator's path plus its class, except that an
@@ -201,11 +240,13 @@ func release() { debug.FreeOSMemory() }
 // the stack already stays on its dominator's frame: every stack names
 // each class of the object's dominator chain, so a class's cumulative
 // value is exact at any depth.
-func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []string, []string) {
-	m := len(vertex)
+//
+// It also sets in top the bit of every object whose class names no frame
+// of its dominator's stack: no object of its class (name) dominates it.
+func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64) (paths []Path, names, kinds []string) {
+	m := len(idom)
 	// Class names, interned: two classes of one name share frames.
 	nameIdx := map[string]int32{}
-	var names []string
 	intern := func(n string) int32 {
 		if i, ok := nameIdx[n]; ok {
 			return i
@@ -227,10 +268,11 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 		}
 		return objName[c]
 	}
-	var kinds []string
 	kindIdx := map[hprof.SubTag]int32{}
 
-	paths := []Path{{Parent: -1, Class: -1}}
+	paths = []Path{{Parent: -1, Class: -1}}
+	// dup[i]: the class of node i names a frame above it too.
+	dup := []bool{false}
 	child := map[uint64]int32{}
 	// The child of each path node last asked for: siblings in DFS order
 	// are mostly of one class, so this spares most map lookups.
@@ -243,7 +285,16 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 		i, ok := child[k]
 		if !ok {
 			i = int32(len(paths))
-			paths = append(paths, Path{Parent: parent, Class: class, Depth: paths[parent].Depth + 1, MaxRun: 1})
+			depth := paths[parent].Depth + 1
+			above := false
+			for j := parent; depth > 2 && paths[j].Depth > 1; j = paths[j].Parent {
+				if paths[j].Class == class {
+					above = true
+					break
+				}
+			}
+			paths = append(paths, Path{Parent: parent, Class: class, Depth: depth, MaxRun: 1})
+			dup = append(dup, above)
 			lastClass, lastChild = append(lastClass, -1), append(lastChild, 0)
 			child[k] = i
 		}
@@ -273,11 +324,11 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 	defer free(s.a, at)
 	defer free(s.a, run)
 	for a := 1; a < m; a++ {
-		c := name(cls[a])
-		d := idom[a]
-		var p int32
-		if d == 0 {
-			t, ok := s.rootKind[vertex[a]]
+		c := name(d.obj.class(uint32(a)))
+		dom := idom[a]
+		run[a] = 1
+		if dom == 0 {
+			t, ok := d.rootKind[uint32(a)]
 			if !ok {
 				t = severalRootsKind // reached from several roots, not one itself
 			}
@@ -287,17 +338,15 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 				kinds = append(kinds, rootKindName(t))
 				kindIdx[t] = ki
 			}
-			p = node(0, ki)
-			run[a] = 1
-			at[a] = node(p, c)
+			at[a] = node(node(0, ki), c)
+			top[a>>6] |= 1 << (a & 63)
 		} else {
-			p = at[d]
+			p := at[dom]
 			pp := &paths[p]
 			switch {
 			case pp.Class == c && pp.Depth > 1:
-				run[a] = 1
-				if name(cls[d]) == c {
-					run[a] = run[d] + 1
+				if name(d.obj.class(dom)) == c {
+					run[a] = run[dom] + 1
 				}
 				at[a] = p
 				if int64(run[a]) > pp.MaxRun {
@@ -308,18 +357,76 @@ func (s *scanner) paths(vertex, idom, cls []uint32, shallow []int64) ([]Path, []
 				// no frame: the stack keeps every class of the chain
 				// once, so each class's cumulative value stays exact.
 				pp.Capped = true
-				run[a] = 1
 				at[a] = p
 			default:
-				run[a] = 1
-				at[a] = node(p, c)
+				q := node(p, c)
+				at[a] = q
+				if !dup[q] {
+					top[a>>6] |= 1 << (a & 63)
+				}
 			}
 		}
 		q := &paths[at[a]]
 		q.Objects++
-		q.Bytes += shallow[a]
+		q.Bytes += d.obj.shallow(uint32(a))
 	}
 	return paths, names, kinds
+}
+
+// byClassTop sums, per class ID, the retained sizes of its objects that
+// no object of the same class dominates, from the marks of paths (top:
+// no object of the same name dominates it). Where two classes share a
+// name (one class in two loaders) an unmarked object of either is looked
+// up its dominator chain, at most maxChainWalk steps; nil when that is
+// not enough (byClass answers then). Class objects are not instances of
+// their class and count for no class, as in the oracle.
+func (s *scanner) byClassTop(idom, cls []uint32, top []uint64, ret []int64) map[uint64]int64 {
+	shared := make([]bool, len(s.classes))
+	byName := make(map[string]int, len(s.classes))
+	for i, c := range s.classes {
+		if j, ok := byName[c.name]; ok {
+			shared[i], shared[j] = true, true
+		}
+		byName[c.name] = i
+	}
+	sum := make([]int64, len(s.classes))
+	for a := 1; a < len(idom); a++ {
+		c := cls[a]
+		if c&classObjFlag != 0 {
+			continue
+		}
+		if top[a>>6]&(1<<(a&63)) == 0 {
+			if !shared[c] {
+				continue
+			}
+			// An object of the same name dominates it: of this class?
+			d, steps := idom[a], 0
+			for ; d != 0 && cls[d] != c; d = idom[d] {
+				if steps++; steps > maxChainWalk {
+					return nil
+				}
+			}
+			if d != 0 {
+				continue
+			}
+		}
+		sum[c] += ret[a]
+	}
+	return s.classTotals(sum)
+}
+
+// maxChainWalk bounds the dominator chain walks of byClassTop.
+const maxChainWalk = 256
+
+// classTotals keys per-class sums by class ID, leaving out zeros.
+func (s *scanner) classTotals(sum []int64) map[uint64]int64 {
+	out := map[uint64]int64{}
+	for i, c := range s.classes {
+		if sum[i] > 0 && c.id != 0 {
+			out[c.id] = sum[i]
+		}
+	}
+	return out
 }
 
 // byClass sums, per class ID, the retained sizes of its objects that no
@@ -332,22 +439,20 @@ func (s *scanner) byClass(idom, cls []uint32, ret []int64) map[uint64]int64 {
 	first := alloc[uint32](s.a, m+1, m+1)
 	defer free(s.a, first)
 	for a := 1; a < m; a++ {
-		first[idom[a]+1]++
+		first[idom[a]]++
 	}
 	for a := 1; a <= m; a++ {
-		first[a] += first[a-1]
+		first[a] += first[a-1] // the end of a's children, for now
 	}
 	kids := alloc[uint32](s.a, m, m)
 	defer free(s.a, kids)
-	fill := alloc[uint32](s.a, m, m)
-	copy(fill, first[:m])
-	for a := 1; a < m; a++ {
+	// Filled from the end, first[d] counts down to where d's children
+	// start, which is where d-1's end.
+	for a := m - 1; a >= 1; a-- {
 		d := idom[a]
-		kids[fill[d]] = uint32(a)
-		fill[d]++
+		first[d]--
+		kids[first[d]] = uint32(a)
 	}
-	free(s.a, fill)
-	fill = nil
 	open := make([]int32, len(s.classes))
 	sum := make([]int64, len(s.classes))
 	type frame struct{ a, k uint32 }
@@ -372,11 +477,5 @@ func (s *scanner) byClass(idom, cls []uint32, ret []int64) map[uint64]int64 {
 			open[c]--
 		}
 	}
-	out := map[uint64]int64{}
-	for i, c := range s.classes {
-		if sum[i] > 0 && c.id != 0 {
-			out[c.id] = sum[i]
-		}
-	}
-	return out
+	return s.classTotals(sum)
 }

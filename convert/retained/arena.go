@@ -39,6 +39,7 @@ func graphBytes(n int, refs int64) int64 {
 // files. A nil *arena is the heap. Safe for concurrent use.
 type arena struct {
 	parent string // where the spill directory is made ("" = os.TempDir())
+	anon   bool   // memory, not files: anonymous mappings (see newMemArena)
 
 	mu     sync.Mutex
 	dir    string              // the spill directory, once made
@@ -102,10 +103,34 @@ func (a *arena) flusher() {
 	}
 }
 
+// newMemArena returns an arena of anonymous mappings, or nil (the heap)
+// where there are none. Under the budget the graph's arrays come from it
+// rather than from the Go heap: an array freed is unmapped at once, so
+// resident memory is that of the live arrays (the collector would keep
+// freed arrays until the heap doubled, and their pages after), and the
+// kernel is asked for huge pages, which spare most TLB misses of the
+// random walks over them.
+func newMemArena() *arena {
+	if !canSpill {
+		return nil
+	}
+	return &arena{anon: true, maps: map[uintptr]mapping{}}
+}
+
 // grab returns size zeroed bytes, mapped from a file when it can.
 func (a *arena) grab(size int) []byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.anon {
+		b, err := mapAnon(size)
+		if err != nil {
+			return nil // the heap, then
+		}
+		a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = mapping{b, nil}
+		a.live += int64(size)
+		a.peak = max(a.peak, a.live)
+		return b
+	}
 	if a.err == nil && a.dir == "" {
 		a.dir, a.err = os.MkdirTemp(a.parent, "hprof2pprof-retained-")
 	}
@@ -126,7 +151,7 @@ func (a *arena) grab(size int) []byte {
 
 // elem are the element types the arena hands out.
 type elem interface {
-	~uint32 | ~int32 | ~int64 | ~uint64 | ~bool
+	~uint32 | ~int32 | ~int64 | ~uint64 | ~uint8 | ~bool
 }
 
 // alloc returns a zeroed slice of length n and capacity c (c >= n) from
@@ -165,8 +190,10 @@ func (a *arena) close() error {
 	if a == nil {
 		return nil
 	}
-	close(a.stop)
-	<-a.done
+	if !a.anon {
+		close(a.stop)
+		<-a.done
+	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	for k, m := range a.maps {

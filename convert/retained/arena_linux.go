@@ -29,3 +29,7 @@ func reserve(f *os.File, size int64) error {
 func startWriteback(f *os.File) {
 	_ = unix.SyncFileRange(int(f.Fd()), 0, 0, unix.SYNC_FILE_RANGE_WRITE)
 }
+
+// hugePages asks for transparent huge pages where the system leaves them
+// to the program (the "madvise" setting).
+func hugePages(b []byte) { _ = unix.Madvise(b, unix.MADV_HUGEPAGE) }

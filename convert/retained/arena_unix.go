@@ -36,3 +36,13 @@ func unmap(b []byte, f *os.File) {
 		f.Close()
 	}
 }
+
+// mapAnon maps size bytes of zeroed memory, asking for huge pages.
+func mapAnon(size int) ([]byte, error) {
+	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+	if err != nil {
+		return nil, err
+	}
+	hugePages(b)
+	return b, nil
+}

@@ -1,58 +1,77 @@
 package retained
 
+// treeEdge marks, in a reference rewritten by dfs, the edge that first
+// reached its target: the DFS tree edge, whose source is the target's
+// DFS parent. DFS numbers are below 1<<31 (objects are, see classObjFlag).
+const treeEdge uint32 = 1 << 31
+
 // dfs numbers the objects reachable from the roots in depth-first
 // preorder. Number 0 is the virtual root above every GC root; objects get
-// 1..m. It returns vertex (number → object) and parent (number → number
-// of the DFS tree parent), fills pre (object → number, 0 = unreached),
-// and rewrites the edges of reached objects to target numbers.
+// 1..m. It returns parent (number → number of the DFS tree parent),
+// extending the parent of an earlier call (nil for the first), fills pre
+// (object → number, 0 = unreached), and rewrites the edges of reached
+// objects to target numbers, the tree edges marked with treeEdge. It
+// counts in off (capacity for every object + 2, extended as parent is)
+// the other edges into each number, for predecessors. When used is set,
+// it notes the class of every object it reaches (from obj).
 //
 // With allowed, only objects it marks are entered; an edge to another
 // object is rewritten to 0 (the virtual root, whose predecessors no one
 // reads).
-func dfs(a *arena, roots []uint32, start, end, edges, pre, vertex, parent []uint32, allowed []bool) ([]uint32, []uint32) {
+func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, allowed []bool, obj *objWords, used []bool) []uint32 {
 	n := len(pre)
-	if vertex == nil {
+	if parent == nil {
 		// Capacity for every object; pages never reached are never touched.
-		vertex = alloc[uint32](a, 1, n+1)
 		parent = alloc[uint32](a, 1, n+1)
 	}
-	type frame struct{ v, k uint32 }
+	off = off[:len(parent)]
+	type frame struct{ v, k, end uint32 }
 	var stack []frame
 	visit := func(v, p uint32) {
-		pre[v] = uint32(len(vertex))
-		vertex = append(vertex, v)
+		pre[v] = uint32(len(parent))
 		parent = append(parent, p)
-		stack = append(stack, frame{v, start[v]})
+		off = append(off, 0)
+		stack = append(stack, frame{v, g.start[v], g.end(v)})
+		if used != nil {
+			if c := obj.class(v); c&classObjFlag == 0 {
+				used[c] = true
+			}
+		}
 	}
+	edges := g.edges
 	for _, r := range roots {
 		if pre[r] != 0 {
 			continue
 		}
 		visit(r, 0)
 		for len(stack) > 0 {
-			top := len(stack) - 1
-			v, k := stack[top].v, stack[top].k
-			if k >= end[v] {
-				stack = stack[:top]
+			top := &stack[len(stack)-1]
+			k := top.k
+			if k >= top.end {
+				stack = stack[:len(stack)-1]
 				continue
 			}
-			stack[top].k = k + 1
+			top.k = k + 1
 			w := edges[k]
 			if allowed != nil && !allowed[w] {
 				edges[k] = 0
+				off[0]++
 				continue
 			}
-			if pre[w] == 0 {
-				visit(w, pre[v])
+			if b := pre[w]; b != 0 {
+				edges[k] = b
+				off[b]++
+				continue
 			}
-			edges[k] = pre[w]
+			visit(w, pre[top.v])
+			edges[k] = pre[w] | treeEdge
 		}
 	}
-	return vertex, parent
+	return parent
 }
 
 // reach marks in seen what the roots reach, without changing the graph.
-func reach(roots, start, end, edges []uint32, seen []bool) {
+func reach(roots []uint32, g *csr, seen []bool) {
 	var stack []uint32
 	for _, r := range roots {
 		if seen[r] {
@@ -63,7 +82,7 @@ func reach(roots, start, end, edges []uint32, seen []bool) {
 		for len(stack) > 0 {
 			v := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			for _, w := range edges[start[v]:end[v]] {
+			for _, w := range g.out(v) {
 				if !seen[w] {
 					seen[w] = true
 					stack = append(stack, w)
@@ -73,26 +92,24 @@ func reach(roots, start, end, edges []uint32, seen []bool) {
 	}
 }
 
-// predecessors builds the reverse graph in DFS numbers: the predecessors
-// of number a are preds[off[a]:off[a+1]]. Roots get the virtual root 0,
-// and so, when garbage is set, do objects an unreachable object refers to
-// (the oracle's model: see Input.GarbageHolds).
-func predecessors(a *arena, vertex, roots, start, end, edges, pre []uint32, garbage bool) (off, preds []uint32) {
-	m := len(vertex)
-	off = alloc[uint32](a, m+1, m+1)
-	for a := 1; a < m; a++ {
-		v := vertex[a]
-		for _, b := range edges[start[v]:end[v]] {
-			off[b]++
-		}
-	}
+// predecessors builds the reverse graph in DFS numbers, for m numbers,
+// from the in-degrees dfs counted in off: the predecessors of number a
+// are preds[off[a]:off[a+1]], in no particular order. Tree edges are left
+// out: the DFS parent is where the dominators start from (a second edge
+// from the parent is no other candidate either), and they are most edges
+// of a heap. Roots get the virtual root 0, and so, when garbage is set,
+// do objects an unreachable object refers to (the oracle's model: see
+// Input.GarbageHolds).
+func predecessors(a *arena, m int, roots []uint32, g *csr, pre, off []uint32, garbage bool) ([]uint32, []uint32) {
+	off = off[:m+1]
+	off[m] = 0
 	for _, r := range roots {
 		off[pre[r]]++
 	}
 	if garbage {
 		for v := range pre {
 			if pre[v] == 0 {
-				for _, w := range edges[start[v]:end[v]] {
+				for _, w := range g.out(uint32(v)) {
 					if pre[w] != 0 {
 						off[pre[w]]++
 					}
@@ -107,7 +124,7 @@ func predecessors(a *arena, vertex, roots, start, end, edges, pre []uint32, garb
 		off[a] = sum
 	}
 	off[m] = sum
-	preds = alloc[uint32](a, int(sum), int(sum))
+	preds := alloc[uint32](a, int(sum), int(sum))
 	for _, r := range roots {
 		b := pre[r]
 		off[b]--
@@ -116,7 +133,7 @@ func predecessors(a *arena, vertex, roots, start, end, edges, pre []uint32, garb
 	if garbage {
 		for v := range pre {
 			if pre[v] == 0 {
-				for _, w := range edges[start[v]:end[v]] {
+				for _, w := range g.out(uint32(v)) {
 					if b := pre[w]; b != 0 {
 						off[b]--
 						preds[off[b]] = 0
@@ -125,11 +142,15 @@ func predecessors(a *arena, vertex, roots, start, end, edges, pre []uint32, garb
 			}
 		}
 	}
-	for a := m - 1; a >= 1; a-- {
-		v := vertex[a]
-		for _, b := range edges[start[v]:end[v]] {
-			off[b]--
-			preds[off[b]] = uint32(a)
+	for v, av := range pre {
+		if av == 0 {
+			continue
+		}
+		for _, b := range g.out(uint32(v)) {
+			if b&treeEdge == 0 {
+				off[b]--
+				preds[off[b]] = av
+			}
 		}
 	}
 	return off, preds

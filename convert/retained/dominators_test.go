@@ -38,7 +38,11 @@ func TestDominatorsBruteForce(t *testing.T) {
 		n := 1 + rng.IntN(40)
 		adj := make([][]uint32, n)
 		for v := range adj {
-			for k := rng.IntN(4); k > 0; k-- {
+			k := rng.IntN(4)
+			if rng.IntN(25) == 0 {
+				k = 250 + rng.IntN(20) // a wide degree, around the byte's limit
+			}
+			for ; k > 0; k-- {
 				adj[v] = append(adj[v], uint32(rng.IntN(n)))
 			}
 		}
@@ -48,18 +52,24 @@ func TestDominatorsBruteForce(t *testing.T) {
 				roots = append(roots, r)
 			}
 		}
-		// CSR with start/end, as the scanner builds it.
-		start, end := make([]uint32, n), make([]uint32, n)
-		var edges []uint32
+		// CSR, as the scanner builds it.
+		g := &csr{start: make([]uint32, n), deg: make([]uint8, n), wide: map[uint32]uint32{}}
 		for v := range adj {
-			start[v] = uint32(len(edges))
-			edges = append(edges, adj[v]...)
-			end[v] = uint32(len(edges))
+			g.start[v] = uint32(len(g.edges))
+			g.edges = append(g.edges, adj[v]...)
+			g.setEnd(uint32(v), uint32(len(g.edges)), &g.wide)
 		}
 		pre := make([]uint32, n)
-		vertex, parent := dfs(nil, roots, start, end, edges, pre, nil, nil, nil)
-		off, preds := predecessors(nil, vertex, roots, start, end, edges, pre, false)
+		off := make([]uint32, 0, n+2)
+		parent := dfs(nil, roots, g, pre, nil, off, nil, nil, nil)
+		off, preds := predecessors(nil, len(parent), roots, g, pre, off, false)
 		idom := dominators(nil, parent, off, preds)
+		vertex := make([]uint32, len(parent))
+		for v, a := range pre {
+			if a != 0 {
+				vertex[a] = uint32(v)
+			}
+		}
 
 		all := reachable(adj, roots, -1)
 		// doms[v] = the objects whose removal cuts v off.

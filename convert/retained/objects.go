@@ -7,7 +7,13 @@ import "math/bits"
 
 // keepDominators keeps each reachable object's immediate dominator by
 // dense object number (DFS numbers are turned back into objects).
-func (r *Result) keepDominators(vertex, pre, idom []uint32) {
+func (r *Result) keepDominators(pre, idom []uint32) {
+	vertex := make([]uint32, len(idom))
+	for v, a := range pre {
+		if a != 0 {
+			vertex[a] = uint32(v)
+		}
+	}
 	r.idom = make([]uint32, len(pre))
 	for v, a := range pre {
 		if a != 0 && idom[a] != 0 {

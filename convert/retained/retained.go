@@ -385,6 +385,7 @@ func (s *scanner) chooseArena(n int) {
 	s.spill.GraphBytes = graphBytes(n, s.maxEdges)
 	s.spill.Budget = max(budget, 0)
 	if budget == 0 || s.spill.GraphBytes <= budget {
+		s.a = newMemArena()
 		return
 	}
 	s.a = newArena(s.in.SpillDir)
@@ -401,6 +402,9 @@ func (s *scanner) closeArena() error {
 		return nil
 	}
 	s.a = nil
+	if a.anon {
+		return a.close()
+	}
 	a.mu.Lock()
 	s.spill.Dir, s.spill.Mapped, s.spill.Peak = a.dir, a.mapped, a.peak
 	if s.spill.Err == nil {

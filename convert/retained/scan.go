@@ -62,12 +62,8 @@ type scanner struct {
 
 	// Pass 2: by dense object number.
 	ix       *idIndex
-	size     []uint32 // shallow size, saturated (big holds the rest)
-	big      map[uint32]int64
-	cls      []uint32 // class number, | classObjFlag for class objects
-	start    []uint32 // edges[start[i]:end[i]] are i's references
-	end      []uint32
-	edges    []uint32
+	obj      objWords // class (| classObjFlag for class objects) and shallow size
+	g        csr      // references
 	roots    []uint32 // root objects in dump order (may repeat)
 	weak     []uint32 // objects whose last reference is a Reference.referent
 	rootKind map[uint32]hprof.SubTag
@@ -79,7 +75,7 @@ type scanner struct {
 }
 
 func newScanner(in Input) (*scanner, error) {
-	s := &scanner{in: in, rootKind: map[uint32]hprof.SubTag{}, big: map[uint32]int64{}}
+	s := &scanner{in: in, rootKind: map[uint32]hprof.SubTag{}, obj: objWords{wide: map[uint32]wideObj{}}, g: csr{wide: map[uint32]uint32{}}}
 	ids := sortedKeys(in.Classes)
 	for _, id := range ids {
 		c := in.Classes[id]
@@ -185,8 +181,8 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 	} else if r.IDSize() != s.idSize {
 		return errf(ErrChanged, "ID size %d, was %d", r.IDSize(), s.idSize)
 	}
-	s.edges = s.edges[:cap(s.edges)]
-	f := s.newFiller(0, uint32(len(s.edges)))
+	s.g.edges = s.g.edges[:cap(s.g.edges)]
+	f := s.newFiller(0, uint32(len(s.g.edges)))
 	s.lastCls, s.lastIdx = 0, s.unknown
 	var dumps hprof.DumpCounter
 	found := false
@@ -220,7 +216,7 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 		return errf(ErrNoDump, "heap dump %d not found", s.in.Dump)
 	}
 	if pass == 2 {
-		s.edges = s.edges[:f.pos]
+		s.g.edges = s.g.edges[:f.pos]
 		s.merge(f)
 	}
 	return nil
@@ -295,7 +291,7 @@ func (s *scanner) segments(ctx context.Context) error {
 	for i := range ns {
 		base[i+1] = base[i] + uint32(s.in.SegmentRefs[i])
 	}
-	s.edges = s.edges[:base[ns]]
+	s.g.edges = s.g.edges[:base[ns]]
 	fillers := make([]*filler, ns)
 	workers := max(1, min(runtime.GOMAXPROCS(0), ns))
 	if s.stats.Duplicates > 0 {
@@ -358,11 +354,12 @@ func (s *scanner) segments(ctx context.Context) error {
 // array.
 type filler struct {
 	s        *scanner
-	first    uint32 // start of this filler's part of s.edges
-	pos, lim uint32 // next free and end of this filler's part of s.edges
+	first    uint32 // start of this filler's part of s.g.edges
+	pos, lim uint32 // next free and end of this filler's part of s.g.edges
 	lastCls  uint64 // one-entry cache for classOf
 	lastIdx  uint32
-	big      map[uint32]int64
+	wide     map[uint32]wideObj // objects whose words did not hold them
+	deg      map[uint32]uint32  // objects with wideDeg references
 	roots    []rootRef
 	weak     []uint32 // objects whose last reference is a Reference.referent
 	stats    Stats    // RootRecords, Dangling, ReferentsSkipped
@@ -389,8 +386,11 @@ func (s *scanner) merge(f *filler) {
 		}
 	}
 	s.weak = append(s.weak, f.weak...)
-	for i, z := range f.big {
-		s.big[i] = z
+	for i, o := range f.wide {
+		s.obj.wide[i] = o
+	}
+	for i, d := range f.deg {
+		s.g.wide[i] = d
 	}
 	s.stats.References += int64(f.pos - f.first)
 	s.stats.RootRecords += f.stats.RootRecords
@@ -419,16 +419,15 @@ func (f *filler) object(id uint64, cls uint32, size int64) (uint32, bool) {
 		return 0, false
 	}
 	s.filled[i] = true
-	s.cls[i] = cls
-	if size > math.MaxUint32-1 {
-		if f.big == nil {
-			f.big = map[uint32]int64{}
+	w, ok := packObj(cls, size)
+	if !ok {
+		if f.wide == nil {
+			f.wide = map[uint32]wideObj{}
 		}
-		f.big[i] = size
-		size = math.MaxUint32
+		f.wide[i] = wideObj{cls, size}
 	}
-	s.size[i] = uint32(size)
-	s.start[i] = f.pos
+	s.obj.w[i] = w
+	s.g.start[i] = f.pos
 	return i, true
 }
 
@@ -445,7 +444,7 @@ func (f *filler) ref(id uint64) {
 	if f.pos == f.lim {
 		return // more than the first pass counted: the input changed; checked later
 	}
-	f.s.edges[f.pos] = j
+	f.s.g.edges[f.pos] = j
 	f.pos++
 }
 
@@ -482,7 +481,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 				}
 			}
 		}
-		s.end[i] = f.pos
+		s.g.setEnd(i, f.pos, &f.deg)
 	case hprof.ObjArrayDump:
 		cls := f.classOf(sub.ClassID)
 		i, ok := f.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(s.in.RefSize)))
@@ -492,7 +491,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 		for k := 0; k+I <= len(data); k += I {
 			f.ref(readID(data[k:], I))
 		}
-		s.end[i] = f.pos
+		s.g.setEnd(i, f.pos, &f.deg)
 	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
 		cls := s.prim[sub.ElemType]
 		if cls == noNode {
@@ -502,7 +501,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 		if !ok {
 			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
 		}
-		s.end[i] = f.pos
+		s.g.setEnd(i, f.pos, &f.deg)
 	case hprof.ClassDump:
 		cls := f.classOf(sub.Class.ID)
 		// A class object weighs nothing (see Input): it retains its
@@ -517,7 +516,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 			}
 		}
 		f.ref(sub.Class.LoaderID) // the VM's Class.classLoader, which HPROF omits from the fields
-		s.end[i] = f.pos
+		s.g.setEnd(i, f.pos, &f.deg)
 	default:
 		if !sub.Tag.IsRoot() {
 			return nil

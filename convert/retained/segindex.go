@@ -153,14 +153,13 @@ func (s *scanner) sized(ix *idIndex, dups int) error {
 	n := ix.len()
 	s.stats.Objects = n
 	s.chooseArena(n)
-	s.size = alloc[uint32](s.a, n, n)
-	s.cls = alloc[uint32](s.a, n, n)
-	s.start = alloc[uint32](s.a, n, n)
-	s.end = alloc[uint32](s.a, n, n)
+	s.obj.w = alloc[uint32](s.a, n, n)
+	s.g.start = alloc[uint32](s.a, n, n)
+	s.g.deg = alloc[uint8](s.a, n, n)
 	s.filled = alloc[bool](s.a, n, n)
 	// The bound counts null references too; untouched capacity costs
 	// address space, not memory (a spilled file reserves its blocks).
-	s.edges = alloc[uint32](s.a, 0, int(s.maxEdges))
+	s.g.edges = alloc[uint32](s.a, 0, int(s.maxEdges))
 	for i := range s.classes {
 		if c := &s.classes[i]; c.id != 0 {
 			if node, ok := ix.lookup(c.id); ok {

@@ -1,0 +1,57 @@
+package retained
+
+// The class and the shallow size of an object share one 32-bit word,
+// the two things the analysis keeps of it besides its references: bit 31
+// flags a class object (classObjFlag), bits 12–30 hold the class number
+// and bits 0–11 the size in bytes. An object of 4,095 bytes or more, or
+// of the 524,287th class or later, has the size bits all set and its
+// class and size in a map instead: each such object is 4 KB of heap or
+// more, so the map holds at most one entry per 4 KB of the dump's heap
+// (with fewer classes than that).
+const (
+	sizeBits  = 12
+	wideSize  = 1<<sizeBits - 1 // size bits of an object kept in the map
+	classBits = 31 - sizeBits
+	wideClass = 1<<classBits - 1 // first class number kept in the map
+)
+
+// wideObj is an object whose class or size does not fit its word.
+type wideObj struct {
+	cls  uint32
+	size int64
+}
+
+// objWords are the words of objects, by some numbering (dense object
+// numbers while the graph is filled, DFS numbers after), and the map of
+// the wide ones.
+type objWords struct {
+	w    []uint32
+	wide map[uint32]wideObj
+}
+
+// packObj returns the word of an object of class cls (flagged for class
+// objects) and size bytes; ok is false when it must go to the map.
+func packObj(cls uint32, size int64) (w uint32, ok bool) {
+	if size < 0 || size >= wideSize || cls&^classObjFlag >= wideClass {
+		return wideSize, false
+	}
+	return cls&classObjFlag | (cls&^classObjFlag)<<sizeBits | uint32(size), true
+}
+
+// class returns the class number of object v, flagged for class objects.
+func (o *objWords) class(v uint32) uint32 {
+	w := o.w[v]
+	if w&wideSize == wideSize {
+		return o.wide[v].cls
+	}
+	return w&classObjFlag | (w&^classObjFlag)>>sizeBits
+}
+
+// shallow returns the shallow size of object v.
+func (o *objWords) shallow(v uint32) int64 {
+	w := o.w[v]
+	if w&wideSize == wideSize {
+		return o.wide[v].size
+	}
+	return int64(w & wideSize)
+}
