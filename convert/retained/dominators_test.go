@@ -211,3 +211,34 @@ func TestObjectIndex(t *testing.T) {
 		}
 	}
 }
+
+func TestClassHash(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for iter := range 50 {
+		n := rng.IntN(5000)
+		seen := map[uint64]bool{}
+		var ids []uint64
+		for len(ids) < n {
+			id := rng.Uint64N(1<<36) &^ 7
+			if iter%5 == 0 {
+				id = 8 * uint64(len(ids)+1) // consecutive
+			}
+			if id != 0 && !seen[id] {
+				seen[id] = true
+				ids = append(ids, id)
+			}
+		}
+		h := newClassHash(ids)
+		for i, id := range ids {
+			if got, ok := h.lookup(id); !ok || got != uint32(i) {
+				t.Fatalf("lookup(0x%x) = %d %v, want %d", id, got, ok, i)
+			}
+			if _, ok := h.lookup(id + 8); ok && !seen[id+8] {
+				t.Fatalf("lookup(0x%x) found a missing ID", id+8)
+			}
+		}
+		if _, ok := h.lookup(0); ok {
+			t.Fatal("found 0")
+		}
+	}
+}

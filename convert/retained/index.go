@@ -218,3 +218,50 @@ func sortRuns(ids []uint64) []uint64 {
 	}
 	return src
 }
+
+// classHash maps class object IDs to class numbers: an open-addressing
+// table at most half full, so a lookup is a multiply and one or two
+// probes (every object's class is looked up while the graph is filled).
+type classHash struct {
+	keys  []uint64 // 0: empty (no class object has ID 0)
+	vals  []uint32
+	shift uint
+}
+
+func newClassHash(ids []uint64) *classHash {
+	size := 16
+	for size < 2*len(ids) {
+		size *= 2
+	}
+	h := &classHash{keys: make([]uint64, size), vals: make([]uint32, size), shift: uint(64 - bits.TrailingZeros(uint(size)))}
+	for i, id := range ids {
+		if id == 0 {
+			continue
+		}
+		for j := h.slot(id); ; j = (j + 1) & (size - 1) {
+			if h.keys[j] == 0 || h.keys[j] == id {
+				h.keys[j], h.vals[j] = id, uint32(i)
+				break
+			}
+		}
+	}
+	return h
+}
+
+func (h *classHash) slot(id uint64) int { return int((id * 0x9E3779B97F4A7C15) >> h.shift) }
+
+// lookup returns the class number of a class object ID.
+func (h *classHash) lookup(id uint64) (uint32, bool) {
+	if id == 0 {
+		return 0, false
+	}
+	mask := len(h.keys) - 1
+	for j := h.slot(id); ; j = (j + 1) & mask {
+		switch h.keys[j] {
+		case id:
+			return h.vals[j], true
+		case 0:
+			return 0, false
+		}
+	}
+}

@@ -50,7 +50,7 @@ type scanner struct {
 	idSize int
 
 	classes []layout
-	classIx *idIndex    // class object ID → class number (classes are sorted by ID)
+	classIx *classHash  // class object ID → class number (classes are sorted by ID)
 	prim    [256]uint32 // element type → class number of its array class
 	unknown uint32      // class number for objects of unknown class
 	lastCls uint64      // one-entry cache for classOf (pass 1)
@@ -81,7 +81,7 @@ func newScanner(in Input) (*scanner, error) {
 		c := in.Classes[id]
 		s.classes = append(s.classes, layout{id: id, name: c.Name, size: c.Size, node: noNode, referent: -1})
 	}
-	s.classIx, _ = newIDIndex(ids)
+	s.classIx = newClassHash(ids)
 	for i := range s.prim {
 		s.prim[i] = noNode
 	}
