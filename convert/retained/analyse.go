@@ -3,6 +3,7 @@ package retained
 import (
 	"context"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 
@@ -23,7 +24,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	collect()
+	// What the first pass and the filling left behind goes back to the
+	// system: the arrays to come are mapped apart from the Go heap.
+	debug.FreeOSMemory()
 	pre := alloc[uint32](s.a, n, n)
 	s.phase("depth-first numbering")
 	used := make([]bool, len(s.classes)) // classes with a reached object
@@ -41,7 +44,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	}
 	free(s.a, allowed)
 	allowed = nil
-	collect()
+	s.collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -52,7 +55,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	free(s.a, s.g.deg)
 	free(s.a, s.g.edges)
 	s.g = csr{}
-	collect()
+	s.collect()
 
 	// Shallow sizes, classes and root kinds by DFS number; unreachable
 	// totals. The arrays by object number go.
@@ -61,7 +64,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		free(s.a, pre)
 		pre = nil
 	}
-	collect()
+	s.collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -71,7 +74,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	free(s.a, off)
 	free(s.a, preds)
 	parent, off, preds = nil, nil, nil
-	collect()
+	s.collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -225,13 +228,17 @@ func (s *scanner) classRoots(pre []uint32, used []bool) []uint32 {
 	return extra
 }
 
-// collect makes the arrays freed so far reusable (the collector would
-// only find them once the heap doubled), so the next phase's arrays take
-// their pages and peak memory is that of the largest phase rather than of
+// collect makes the arrays freed so far reusable when they are on the Go
+// heap (no anonymous mappings here: s.a is nil): the collector would only
+// find them once the heap doubled, so the next phase's arrays take their
+// pages and peak memory is that of the largest phase rather than of
 // several together. The pages stay with the process: returning them to
-// the system would cost a page fault each when the next array takes
-// them.
-func collect() { runtime.GC() }
+// the system would cost a page fault each when the next array takes them.
+func (s *scanner) collect() {
+	if s.a == nil {
+		runtime.GC()
+	}
+}
 
 // paths merges objects into class-level dominator paths: an object's path
 // is its immediate dominator's path plus its class, except that an

@@ -25,7 +25,7 @@ import (
 // bytesPerObject and bytesPerRef estimate the graph's peak (see
 // docs/retained.md, Memory): the estimate decides whether to spill.
 const (
-	bytesPerObject = 36
+	bytesPerObject = 24
 	bytesPerRef    = 8
 )
 
@@ -118,11 +118,11 @@ func newMemArena() *arena {
 }
 
 // grab returns size zeroed bytes, mapped from a file when it can.
-func (a *arena) grab(size int) []byte {
+func (a *arena) grab(size int, huge bool) []byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.anon {
-		b, err := mapAnon(size)
+		b, err := mapAnon(size, huge)
 		if err != nil {
 			return nil // the heap, then
 		}
@@ -157,11 +157,22 @@ type elem interface {
 // alloc returns a zeroed slice of length n and capacity c (c >= n) from
 // a's files, or from the heap when a is nil or mapping fails.
 func alloc[T elem](a *arena, n, c int) []T {
+	return allocPages[T](a, n, c, true)
+}
+
+// allocGaps is alloc for an array of which only parts are touched (the
+// references, whose room per record is a bound): in small pages, so an
+// untouched stretch between the parts stays unmapped memory.
+func allocGaps[T elem](a *arena, n, c int) []T {
+	return allocPages[T](a, n, c, false)
+}
+
+func allocPages[T elem](a *arena, n, c int, huge bool) []T {
 	var zero T
 	if a == nil || c == 0 {
 		return make([]T, n, c)
 	}
-	b := a.grab(c * int(unsafe.Sizeof(zero)))
+	b := a.grab(c*int(unsafe.Sizeof(zero)), huge)
 	if b == nil {
 		return make([]T, n, c)
 	}

@@ -18,6 +18,6 @@ func unmap(b []byte, f *os.File) {}
 
 func startWriteback(f *os.File) {}
 
-func mapAnon(size int) ([]byte, error) {
+func mapAnon(size int, huge bool) ([]byte, error) {
 	return nil, errors.New("retained: no anonymous mappings")
 }

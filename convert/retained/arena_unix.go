@@ -37,12 +37,14 @@ func unmap(b []byte, f *os.File) {
 	}
 }
 
-// mapAnon maps size bytes of zeroed memory, asking for huge pages.
-func mapAnon(size int) ([]byte, error) {
+// mapAnon maps size bytes of zeroed memory, asking for huge pages if huge.
+func mapAnon(size int, huge bool) ([]byte, error) {
 	b, err := syscall.Mmap(-1, 0, size, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
 	if err != nil {
 		return nil, err
 	}
-	hugePages(b)
+	if huge {
+		hugePages(b)
+	}
 	return b, nil
 }

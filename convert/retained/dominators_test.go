@@ -188,7 +188,7 @@ func TestObjectIndex(t *testing.T) {
 		if dups != len(all)-len(want) || x.len() != len(want) {
 			t.Fatalf("iter %d: %d duplicates, %d IDs; want %d, %d", iter, dups, x.len(), len(all)-len(want), len(want))
 		}
-		if !spread && n > 100 && x.words == nil {
+		if !spread && n > 100 && x.dir == nil {
 			t.Fatalf("iter %d: packed IDs not in the dense form", iter)
 		}
 		for i, id := range want {

@@ -44,31 +44,37 @@ func (r *Result) Dominator(id uint64) (dom uint64, ok bool) {
 
 // id is the ID with dense number v (the inverse of lookup).
 func (x *idIndex) id(v uint32) uint64 {
-	if x.words == nil {
+	if x.dir == nil {
 		return x.ids[v]
 	}
 	// The last block whose rank is at most v holds it.
-	lo, hi := 0, len(x.ranks)-1
+	lo, hi := 0, len(x.dir)-1
 	for lo < hi {
 		m := (lo + hi + 1) >> 1
-		if x.ranks[m] <= v {
+		if uint32(x.dir[m]) <= v {
 			lo = m
 		} else {
 			hi = m - 1
 		}
 	}
-	left := v - x.ranks[lo]
-	for w := 8 * lo; w < len(x.words); w++ {
-		c := uint32(bits.OnesCount64(x.words[w]))
-		if left < c {
-			word := x.words[w]
-			for ; left > 0; left-- {
-				word &= word - 1 // drop the lowest set bit
-			}
-			p := uint64(w)<<6 + uint64(bits.TrailingZeros64(word))
-			return x.min + p<<x.shift
+	for b := lo; b < len(x.dir); b++ {
+		e := x.dir[b]
+		k := e >> 32
+		if k == noBlock {
+			continue
 		}
-		left -= c
+		left := v - uint32(e)
+		for w, word := range x.words[8*k : 8*k+8] {
+			c := uint32(bits.OnesCount64(word))
+			if left < c {
+				for ; left > 0; left-- {
+					word &= word - 1 // drop the lowest set bit
+				}
+				p := uint64(b)<<9 + uint64(w)<<6 + uint64(bits.TrailingZeros64(word))
+				return x.min + p<<x.shift
+			}
+			left -= c
+		}
 	}
 	return 0
 }

@@ -73,6 +73,10 @@ type Input struct {
 	// SegmentObjects describe the objects (instances, arrays, class
 	// objects) of each segment.
 	SegmentObjects []IDRange
+	// SegmentIDs, when set (one per segment), are the object IDs of each
+	// segment as the caller's pass noted them: then the ID index is built
+	// from them, without reading the segments for it.
+	SegmentIDs []SegmentIDs
 	// SegmentRefs bound the references of each segment: instance payload
 	// bytes / ID size + object array elements + static fields + 1 per
 	// class (its loader).

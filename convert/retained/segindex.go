@@ -47,32 +47,38 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 		shift = uint(bits.TrailingZeros64(diff))
 	}
 	span := (hi - lo) >> shift
+	noted := s.in.SegmentIDs
+	if len(noted) != s.in.Segments.Len() {
+		noted = nil
+	}
 	if span/denseBitsPerObject >= uint64(n) {
 		chunks := make([][]uint64, s.in.Segments.Len())
-		err := s.eachSegment(ctx, func(i int, id uint64) { chunks[i] = append(chunks[i], id) })
-		if err != nil {
+		if noted != nil {
+			for i := range noted {
+				noted[i].each(func(id uint64) { chunks[i] = append(chunks[i], id) })
+			}
+		} else if err := s.eachSegment(ctx, func(i int, id uint64) { chunks[i] = append(chunks[i], id) }); err != nil {
 			return err
 		}
 		return s.index(chunks)
 	}
-	nw := (span/64 + 1 + 7) &^ 7 // whole blocks
-	x := &idIndex{min: lo, shift: shift, words: make([]uint64, nw), ranks: make([]uint32, nw/8+1)}
-	err := s.eachSegment(ctx, func(_ int, id uint64) {
-		p := (id - lo) >> shift
-		atomic.OrUint64(&x.words[p>>6], 1<<(p&63))
-	})
-	if err != nil {
-		return err
-	}
-	var r uint32
-	for b := range nw / 8 {
-		x.ranks[b] = r
-		for _, w := range x.words[8*b : 8*b+8] {
-			r += uint32(bits.OnesCount64(w))
+	flat := make([]uint64, (span/64+1+7)&^7) // whole blocks
+	if noted != nil {
+		for i := range noted {
+			noted[i].orInto(flat, lo, shift)
+			noted[i] = SegmentIDs{} // freed as it goes
+		}
+	} else {
+		err := s.eachSegment(ctx, func(_ int, id uint64) {
+			p := (id - lo) >> shift
+			atomic.OrUint64(&flat[p>>6], 1<<(p&63))
+		})
+		if err != nil {
+			return err
 		}
 	}
-	x.ranks[nw/8] = r
-	return s.sized(x, n-int(r))
+	x := newDense(flat, lo, shift)
+	return s.sized(x, n-int(x.n))
 }
 
 // eachSegment calls fn with the ID of every object of every segment,
@@ -159,7 +165,7 @@ func (s *scanner) sized(ix *idIndex, dups int) error {
 	s.filled = alloc[bool](s.a, n, n)
 	// The bound counts null references too; untouched capacity costs
 	// address space, not memory (a spilled file reserves its blocks).
-	s.g.edges = alloc[uint32](s.a, 0, int(s.maxEdges))
+	s.g.edges = allocGaps[uint32](s.a, 0, int(s.maxEdges))
 	for i := range s.classes {
 		if c := &s.classes[i]; c.id != 0 {
 			if node, ok := ix.lookup(c.id); ok {

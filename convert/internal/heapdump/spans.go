@@ -3,6 +3,7 @@ package heapdump
 import (
 	"io"
 	"os"
+	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
@@ -24,9 +25,17 @@ type SpanResult struct {
 // also notes the span's objects for the retained view.
 func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (res SpanResult) {
 	hb := hprof.NewHeapBytes(body, rec, idSize)
+	var ids *[]uint64 // the span's object IDs, for the retained view's index
 	if objs {
 		res.Objs = &SpanObjects{}
+		ids = idBuffers.Get().(*[]uint64)
+		*ids = (*ids)[:0]
+		defer func() {
+			res.Objs.Set = retained.NewSegmentIDs(*ids)
+			idBuffers.Put(ids)
+		}()
 	}
+	whole := true // no payload cut so far: the retained view stops at the first
 	for {
 		s, err := hb.Next()
 		if err == io.EOF {
@@ -41,6 +50,13 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		res.Subs[s.Tag]++
 		if res.Objs != nil {
 			res.Objs.add(s, idSize)
+			if whole {
+				if _, err := hb.Payload(); err != nil {
+					whole = false
+				} else if isObject(s.Tag) {
+					*ids = append(*ids, s.ID)
+				}
+			}
 		}
 		switch s.Tag {
 		case hprof.InstanceDump:
@@ -68,7 +84,21 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 // on their references (each takes an ID's bytes of the span).
 type SpanObjects struct {
 	IDs  retained.IDRange
+	Set  retained.SegmentIDs // the IDs themselves, compactly: the index needs no second read
 	Refs int64
+}
+
+// idBuffers hold a span's object IDs while it is scanned.
+var idBuffers = sync.Pool{New: func() any { return new([]uint64) }}
+
+// isObject reports whether a sub-record is an object (instance, array,
+// class object).
+func isObject(t hprof.SubTag) bool {
+	switch t {
+	case hprof.InstanceDump, hprof.ObjArrayDump, hprof.PrimArrayDump, hprof.PrimArrayNoData, hprof.ClassDump:
+		return true
+	}
+	return false
 }
 
 func (o *SpanObjects) add(s *hprof.SubRecord, idSize int) {
@@ -143,6 +173,7 @@ func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, id
 		in.Segments = &FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: mapSpans}
 		for _, o := range h.Objs {
 			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
+			in.SegmentIDs = append(in.SegmentIDs, o.Set)
 			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
 		}
 	case h.Noted != nil && len(h.AllSpans) == 0:

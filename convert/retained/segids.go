@@ -1,0 +1,89 @@
+package retained
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// SegmentIDs are the object IDs of one segment as the caller's pass
+// noted them, so that the ID index is built without reading the segments
+// again: a bitmap over their range (bit p: ID Lo + p<<Shift), or, when
+// the IDs are spread too thinly for one (the CLASS DUMPs of a HotSpot
+// dump, spread over the whole heap), the IDs themselves. HotSpot writes a
+// segment's objects from one stretch of the heap, so the bitmaps of all
+// segments take about one bit per 8 bytes of heap in use.
+type SegmentIDs struct {
+	Lo    uint64
+	Shift uint
+	Bits  []uint64
+	IDs   []uint64
+}
+
+// NewSegmentIDs notes the object IDs of one segment (any order,
+// duplicates allowed). ids is not kept.
+func NewSegmentIDs(ids []uint64) SegmentIDs {
+	if len(ids) == 0 {
+		return SegmentIDs{}
+	}
+	lo, hi := ids[0], ids[0]
+	for _, id := range ids {
+		lo, hi = min(lo, id), max(hi, id)
+	}
+	var or uint64
+	for _, id := range ids {
+		or |= id - lo
+	}
+	shift := uint(0)
+	if or != 0 {
+		shift = uint(bits.TrailingZeros64(or))
+	}
+	span := (hi - lo) >> shift
+	if span/denseBitsPerObject >= uint64(len(ids)) {
+		return SegmentIDs{IDs: slices.Clone(ids)}
+	}
+	set := SegmentIDs{Lo: lo, Shift: shift, Bits: make([]uint64, span/64+1)}
+	for _, id := range ids {
+		p := (id - lo) >> shift
+		set.Bits[p>>6] |= 1 << (p & 63)
+	}
+	return set
+}
+
+// each calls fn with every ID of the set.
+func (set *SegmentIDs) each(fn func(id uint64)) {
+	for _, id := range set.IDs {
+		fn(id)
+	}
+	for w, word := range set.Bits {
+		for word != 0 {
+			p := uint64(w)<<6 + uint64(bits.TrailingZeros64(word))
+			word &= word - 1
+			fn(set.Lo + p<<set.Shift)
+		}
+	}
+}
+
+// orInto sets the set's IDs in the dense bitmap words (IDs lo + p<<shift):
+// word by word when the set's bits have the same step, else one by one.
+func (set *SegmentIDs) orInto(words []uint64, lo uint64, shift uint) {
+	if len(set.Bits) == 0 || set.Shift != shift {
+		set.each(func(id uint64) {
+			p := (id - lo) >> shift
+			words[p>>6] |= 1 << (p & 63)
+		})
+		return
+	}
+	off := (set.Lo - lo) >> shift
+	w0, b := off>>6, off&63
+	for i, word := range set.Bits {
+		if word == 0 {
+			continue
+		}
+		words[w0+uint64(i)] |= word << b
+		if b != 0 {
+			if high := word >> (64 - b); high != 0 {
+				words[w0+uint64(i)+1] |= high
+			}
+		}
+	}
+}
