@@ -99,19 +99,19 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		ret[idom[a]] += ret[a]
 	}
 	wg.Wait()
-	// Classes by DFS number, for the totals by class.
-	cls := alloc[uint32](s.a, m, m)
-	for a := 1; a < m; a++ {
-		cls[a] = d.obj.class(uint32(a))
+	res.ByClass = s.byClassTop(idom, &d.obj, top, ret)
+	free(s.a, top)
+	if res.ByClass == nil {
+		// Classes by DFS number, for the walk of the dominator tree.
+		cls := alloc[uint32](s.a, m, m)
+		for a := 1; a < m; a++ {
+			cls[a] = d.obj.class(uint32(a))
+		}
+		res.ByClass = s.byClass(idom, cls, ret)
+		free(s.a, cls)
 	}
 	free(s.a, d.obj.w)
 	d.obj.w = nil
-	res.ByClass = s.byClassTop(idom, cls, top, ret)
-	free(s.a, top)
-	if res.ByClass == nil {
-		res.ByClass = s.byClass(idom, cls, ret)
-	}
-	free(s.a, cls)
 	if s.in.KeepIDs {
 		res.ids = s.ix
 		res.retained = make([]int64, n)
@@ -387,7 +387,7 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64) (paths []Path,
 // up its dominator chain, at most maxChainWalk steps; nil when that is
 // not enough (byClass answers then). Class objects are not instances of
 // their class and count for no class, as in the oracle.
-func (s *scanner) byClassTop(idom, cls []uint32, top []uint64, ret []int64) map[uint64]int64 {
+func (s *scanner) byClassTop(idom []uint32, obj *objWords, top []uint64, ret []int64) map[uint64]int64 {
 	shared := make([]bool, len(s.classes))
 	byName := make(map[string]int, len(s.classes))
 	for i, c := range s.classes {
@@ -398,7 +398,7 @@ func (s *scanner) byClassTop(idom, cls []uint32, top []uint64, ret []int64) map[
 	}
 	sum := make([]int64, len(s.classes))
 	for a := 1; a < len(idom); a++ {
-		c := cls[a]
+		c := obj.class(uint32(a))
 		if c&classObjFlag != 0 {
 			continue
 		}
@@ -408,7 +408,7 @@ func (s *scanner) byClassTop(idom, cls []uint32, top []uint64, ret []int64) map[
 			}
 			// An object of the same name dominates it: of this class?
 			d, steps := idom[a], 0
-			for ; d != 0 && cls[d] != c; d = idom[d] {
+			for ; d != 0 && obj.class(d) != c; d = idom[d] {
 				if steps++; steps > maxChainWalk {
 					return nil
 				}

@@ -64,7 +64,7 @@ func TestByClassTopAgainstWalk(t *testing.T) {
 		top := make([]uint64, m/64+1)
 		s.paths(idom, d, top)
 		want := s.byClass(idom, cls, ret)
-		got := s.byClassTop(idom, cls, top, ret)
+		got := s.byClassTop(idom, &d.obj, top, ret)
 		if got == nil {
 			t.Fatalf("iter %d: byClassTop gave up on %d objects", iter, m)
 		}

@@ -167,12 +167,10 @@ func dominators(al *arena, parent, off, preds []uint32) (idom []uint32) {
 	semi := alloc[uint32](al, m, m)
 	// best[v] is the smallest semidominator on v's compressed path: the
 	// semi of the "label" vertex of Lengauer–Tarjan, kept by value so an
-	// evaluation reads one array less.
+	// evaluation reads one array less. Only numbers above the current one
+	// are evaluated (a smaller one is its own answer), so neither array
+	// needs setting up.
 	best := alloc[uint32](al, m, m)
-	for a := range semi {
-		semi[a] = uint32(a)
-		best[a] = uint32(a)
-	}
 	anc := parent
 	var stack []uint32
 	eval := func(v, last uint32) uint32 {
@@ -205,7 +203,10 @@ func dominators(al *arena, parent, off, preds []uint32) (idom []uint32) {
 	for w := m - 1; w >= 1; w-- {
 		s := anc[w] // the DFS parent: not compressed yet
 		for _, v := range preds[off[w]:off[w+1]] {
-			if u := eval(v, uint32(w)+1); u < s {
+			if v <= uint32(w) {
+				// Not evaluated yet (or the virtual root): itself.
+				s = min(s, v)
+			} else if u := eval(v, uint32(w)+1); u < s {
 				s = u
 			}
 		}
