@@ -11,8 +11,9 @@ import (
 )
 
 // The graph's big arrays (a few per object, two per reference) come from
-// an arena. Under the memory budget it is the Go heap, as make would do.
-// Over it, each array is a file in a temporary directory mapped into
+// an arena. Under the memory budget it is anonymous memory (newMemArena;
+// the Go heap, as make would do, where there is no mmap). Over it, each
+// array is a file in a temporary directory mapped into
 // memory (shared, read-write; on unix): the kernel writes its pages back
 // to the file and drops them when memory runs short, so a graph larger
 // than memory is worked on from disk instead of failing. The files are

@@ -112,8 +112,9 @@ type Input struct {
 	GarbageHolds bool
 	// MaxDepth caps the class frames of a stack (0: DefaultMaxDepth).
 	MaxDepth int
-	// MemoryBudget bounds the graph's arrays on the Go heap: when their
-	// estimated peak (docs/retained.md, Memory) is larger, they are files
+	// MemoryBudget bounds the graph's arrays in memory (anonymous
+	// mappings, or the Go heap without mmap): when their estimated peak
+	// (docs/retained.md, Memory) is larger, they are files
 	// in a temporary directory mapped into memory (unix), which the
 	// kernel pages out to disk as memory runs short. 0: three quarters of
 	// the available memory (linux; elsewhere no limit). Negative: always
@@ -373,14 +374,14 @@ func (s *scanner) phase(p string) {
 }
 
 // chooseArena decides, once the object and reference counts are known,
-// whether the graph's arrays come from the heap or from mapped files.
+// whether the graph's arrays come from memory or from mapped files.
 func (s *scanner) chooseArena(n int) {
 	budget := s.in.MemoryBudget
 	if budget == 0 {
 		budget = spillBudget()
 	}
-	// Under a cgroup limit the Go heap cannot be paged out (no swap):
-	// keep the graph's arrays to a quarter of the limit, whatever the
+	// Under a cgroup limit memory cannot be paged out (no swap): keep
+	// the graph's arrays in memory to a quarter of the limit, whatever the
 	// caller's budget (the rest holds the converter's own heap, the
 	// object IDs and the page cache the mapped files work through).
 	if cg := CgroupMemoryLimit(); cg > 0 && budget >= 0 && (budget == 0 || budget > cg/4) {
