@@ -35,7 +35,10 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 			idBuffers.Put(ids)
 		}()
 	}
-	whole := true // no payload cut so far: the retained view stops at the first
+	// No payload cut so far (the retained view stops at the first): only
+	// a body the input cuts short can cut one.
+	short := uint64(len(body)) < uint64(rec.Length)
+	whole := true
 	for {
 		s, err := hb.Next()
 		if err == io.EOF {
@@ -50,12 +53,13 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		res.Subs[s.Tag]++
 		if res.Objs != nil {
 			res.Objs.add(s, idSize)
-			if whole {
+			if short && whole {
 				if _, err := hb.Payload(); err != nil {
 					whole = false
-				} else if isObject(s.Tag) {
-					*ids = append(*ids, s.ID)
 				}
+			}
+			if whole && isObject(s.Tag) {
+				*ids = append(*ids, s.ID)
 			}
 		}
 		switch s.Tag {
