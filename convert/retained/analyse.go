@@ -18,7 +18,7 @@ import (
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	n := len(s.obj.w)
 	s.phase("strong reach")
-	allowed := s.strongReach()
+	allowed, used := s.strongReach() // used: classes with a reached object
 	// Each phase takes seconds (minutes when the graph is paged from
 	// disk): a cancelled context (Ctrl-C) stops between phases.
 	if err := ctx.Err(); err != nil {
@@ -28,22 +28,39 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// system: the arrays to come are mapped apart from the Go heap.
 	debug.FreeOSMemory()
 	pre := alloc[uint32](s.a, n, n)
+	if allowed != nil {
+		// dfs reads one array per reference, not two.
+		for v, ok := range allowed {
+			if !ok {
+				pre[v] = outside
+			}
+		}
+		free(s.a, allowed)
+		allowed = nil
+	}
 	s.phase("depth-first numbering")
-	used := make([]bool, len(s.classes)) // classes with a reached object
-	off := alloc[uint32](s.a, 0, n+2)    // in-degrees by DFS number, for the reverse graph
-	parent := dfs(s.a, s.roots, &s.g, pre, nil, off, allowed, &s.obj, used)
+	note := used == nil // else strongReach found them all
+	if note {
+		used = make([]bool, len(s.classes))
+	}
+	off := alloc[uint32](s.a, 0, n+2) // in-degrees by DFS number, for the reverse graph
+	parent := dfs(s.a, s.roots, &s.g, pre, nil, off, &s.obj, note, used)
 	// Rounds: the class objects of what was reached, then of what those
-	// reach, until no new class is reached.
+	// reach, until no new class is reached (one round when strongReach
+	// found the classes).
 	for {
 		extra := s.classRoots(pre, used)
 		if len(extra) == 0 {
 			break
 		}
-		parent = dfs(s.a, extra, &s.g, pre, parent, off, allowed, &s.obj, used)
+		parent = dfs(s.a, extra, &s.g, pre, parent, off, &s.obj, note, used)
 		s.roots = append(s.roots, extra...)
 	}
-	free(s.a, allowed)
-	allowed = nil
+	for v, a := range pre {
+		if a == outside {
+			pre[v] = 0 // unreached, as the rest of the analysis says it
+		}
+	}
 	s.collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -170,14 +187,15 @@ func (s *scanner) byDFS(pre []uint32, m int) *dfsOrder {
 }
 
 // strongReach marks the objects a strong path reaches (referents not
-// followed), when some Reference has a referent; nil when none has. The
+// followed), and returns them and the classes with a marked object, when
+// some Reference has a referent; nil, nil when none has. The
 // dominator tree is then that of the graph with referents (the oracle
 // counts a Reference as one more holder of its referent) restricted to
 // these objects: a referent keeps no object alive, but sharing one
 // with a Reference makes it no one's alone.
-func (s *scanner) strongReach() []bool {
+func (s *scanner) strongReach() ([]bool, []bool) {
 	if len(s.weak) == 0 {
-		return nil
+		return nil, nil
 	}
 	slices.Sort(s.weak)
 	weak := slices.Compact(s.weak)
@@ -210,7 +228,7 @@ func (s *scanner) strongReach() []bool {
 	for _, v := range weak {
 		s.g.addDeg(v, +1)
 	}
-	return seen
+	return seen, used
 }
 
 // classRoots are the class objects not reached yet whose class has a

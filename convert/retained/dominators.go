@@ -5,20 +5,22 @@ package retained
 // DFS parent. DFS numbers are below 1<<31 (objects are, see classObjFlag).
 const treeEdge uint32 = 1 << 31
 
+// outside marks in pre an object no strong path reaches (strongReach):
+// dfs does not enter it.
+const outside = 1<<32 - 1
+
 // dfs numbers the objects reachable from the roots in depth-first
 // preorder. Number 0 is the virtual root above every GC root; objects get
 // 1..m. It returns parent (number → number of the DFS tree parent),
 // extending the parent of an earlier call (nil for the first), fills pre
-// (object → number, 0 = unreached), and rewrites the edges of reached
-// objects to target numbers, the tree edges marked with treeEdge. It
-// counts in off (capacity for every object + 2, extended as parent is)
-// the other edges into each number, for predecessors. When used is set,
-// it notes the class of every object it reaches (from obj).
-//
-// With allowed, only objects it marks are entered; an edge to another
-// object is rewritten to 0 (the virtual root, whose predecessors no one
-// reads).
-func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, allowed []bool, obj *objWords, used []bool) []uint32 {
+// (object → number, 0 = unreached; objects marked outside are not
+// entered: an edge to one is rewritten to 0, the virtual root, whose
+// predecessors no one reads), and rewrites the edges of reached objects to
+// target numbers, the tree edges marked with treeEdge. It counts in off
+// (capacity for every object + 2, extended as parent is) the other edges
+// into each number, for predecessors. When note is set, it notes in used
+// the class of every object it reaches (from obj).
+func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWords, note bool, used []bool) []uint32 {
 	n := len(pre)
 	if parent == nil {
 		// Capacity for every object; pages never reached are never touched.
@@ -32,7 +34,7 @@ func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, allowed []
 		parent = append(parent, p)
 		off = append(off, 0)
 		stack = append(stack, frame{v, g.start[v], g.end(v)})
-		if used != nil {
+		if note {
 			if c := obj.class(v); c&classObjFlag == 0 {
 				used[c] = true
 			}
@@ -53,18 +55,17 @@ func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, allowed []
 			}
 			top.k = k + 1
 			w := edges[k]
-			if allowed != nil && !allowed[w] {
+			switch b := pre[w]; b {
+			case 0:
+				visit(w, pre[top.v])
+				edges[k] = pre[w] | treeEdge
+			case outside:
 				edges[k] = 0
 				off[0]++
-				continue
-			}
-			if b := pre[w]; b != 0 {
+			default:
 				edges[k] = b
 				off[b]++
-				continue
 			}
-			visit(w, pre[top.v])
-			edges[k] = pre[w] | treeEdge
 		}
 	}
 	return parent
