@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Measures the retained view beside the heap view, in one run, and prints
+# markdown tables (docs/benchmarks.md): for each dump, ROUNDS rounds of
+# heap view then retained view (page cache warm), then the retained view
+# under a kernel-enforced memory limit (../shared/bench/memlimit.sh), its
+# profile compared byte for byte with the unlimited one.
+#
+# Usage: scripts/bench-retained.sh DIR [ROUNDS]
+#   DIR holds bench-1g.hprof, bench-1g.hprof.gz, bench-4g.hprof (any of them):
+#   ../shared/bench/make-bench-dumps.sh DIR 1g 4g
+set -euo pipefail
+dir=${1:?usage: scripts/bench-retained.sh DIR [ROUNDS]}
+rounds=${2:-3}
+root=$(cd "$(dirname "$0")/.." && pwd)
+memlimit=$root/../shared/bench/memlimit.sh
+bin=$(mktemp -d)/hprof2pprof
+out=$(mktemp -d)
+trap 'rm -rf "$(dirname "$bin")" "$out"' EXIT
+tags=""
+[ -f /usr/include/libdeflate.h ] && tags=libdeflate # as `make build` does
+(cd "$root" && go build -tags "$tags" -o "$bin" ./cmd/hprof2pprof)
+
+timed() { # timed CMD...: prints "wall cpu rss_MB"
+	/usr/bin/time -f "%e %U %S %M" -o "$out/t" "$@" >/dev/null 2>"$out/err" || { echo "failed"; return; }
+	read -r wall user sys rss <"$out/t"
+	printf '%.2f %.2f %d' "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1000))"
+}
+
+echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3); build tags: ${tags:-none}"
+echo
+echo "| input | round | heap view: wall s, CPU s, max RSS MB | retained view: wall s, CPU s, max RSS MB | retained ÷ heap (wall, CPU) |"
+echo "|---|---|---|---|---|"
+for f in "$dir"/bench-1g.hprof "$dir"/bench-1g.hprof.gz "$dir"/bench-4g.hprof; do
+	[ -f "$f" ] || continue
+	cat "$f" >/dev/null # into the page cache
+	for r in $(seq "$rounds"); do
+		read -r hw hc hr <<<"$(timed "$bin" convert -q --view heap -o "$out/h.pb.gz" "$f")"
+		read -r rw rc rr <<<"$(timed "$bin" convert -q --view retained -o "$out/r.pb.gz" "$f")"
+		printf '| %s | %d | %s, %s, %s | %s, %s, %s | %.1f×, %.1f× |\n' "$(basename "$f")" "$r" "$hw" "$hc" "$hr" "$rw" "$rc" "$rr" \
+			"$(echo "scale=3; $rw / $hw" | bc)" "$(echo "scale=3; $rc / $hc" | bc)"
+	done
+	cp "$out/r.pb.gz" "$out/$(basename "$f").retained.pb.gz"
+done
+
+[ -x "$memlimit" ] || exit 0
+echo
+echo "| input | memory limit | retained view: wall s, CPU s | result |"
+echo "|---|---|---|---|"
+for pair in bench-1g.hprof:512M bench-4g.hprof:1G; do
+	f=$dir/${pair%%:*} limit=${pair##*:}
+	[ -f "$f" ] && [ -f "$out/$(basename "$f").retained.pb.gz" ] || continue
+	read -r lw lc _ <<<"$(timed "$memlimit" "$limit" "$bin" convert -q --view retained -o "$out/l.pb.gz" "$f")"
+	res="exit status: $(grep -o 'exit [0-9]*' "$out/err" | tail -1)"
+	if cmp -s "$out/l.pb.gz" "$out/$(basename "$f").retained.pb.gz"; then res="$res; profile byte-identical to the unlimited run"; else res="$res; profile DIFFERS"; fi
+	res="$res; $(grep -o 'peak charged [^,]*' "$out/err" | tail -1)"
+	printf '| %s | %s | %s, %s | %s |\n' "$(basename "$f")" "$limit" "$lw" "$lc" "$res"
+done
