@@ -78,22 +78,18 @@ func TestByClassTopAgainstWalk(t *testing.T) {
 // the edges of what a word holds.
 func TestObjWords(t *testing.T) {
 	o := objWords{wide: map[uint32]wideObj{}}
-	type obj struct {
-		cls  uint32
-		size int64
-	}
-	var objs []obj
+	var objs []wideObj
 	for _, c := range []uint32{0, 1, 77, wideClass - 1, wideClass, wideClass + 5, 1<<31 - 1} {
 		for _, flag := range []uint32{0, classObjFlag} {
 			for _, z := range []int64{0, 1, 16, wideSize - 1, wideSize, wideSize + 1, 1 << 32, 1 << 40} {
-				objs = append(objs, obj{c | flag, z})
+				objs = append(objs, wideObj{c | flag, z})
 			}
 		}
 	}
 	for i, x := range objs {
 		w, ok := packObj(x.cls, x.size)
 		if !ok {
-			o.wide[uint32(i)] = wideObj{x.cls, x.size}
+			o.wide[uint32(i)] = x
 		}
 		o.w = append(o.w, w)
 	}
