@@ -24,6 +24,7 @@ targets="
 ./convert FuzzGzip
 ./convert/text FuzzParse
 ./convert FuzzStream
+./convert FuzzRetained
 ./otlp FuzzSplit
 ./agent/hsperf FuzzParse
 "

@@ -6,8 +6,8 @@ package retained
 // and bits 0–11 the size in bytes. An object of 4,095 bytes or more, or
 // of the 524,287th class or later, has the size bits all set and its
 // class and size in a map instead: each such object is 4 KB of heap or
-// more, so the map holds at most one entry per 4 KB of the dump's heap
-// (with fewer classes than that).
+// more, so the map holds at most one entry per 4 KB of the heap the dump
+// describes (with fewer classes than that).
 const (
 	sizeBits  = 12
 	wideSize  = 1<<sizeBits - 1 // size bits of an object kept in the map

@@ -38,7 +38,8 @@ func NewSegmentIDs(ids []uint64) SegmentIDs {
 		shift = uint(bits.TrailingZeros64(or))
 	}
 	span := (hi - lo) >> shift
-	if span/denseBitsPerObject >= uint64(len(ids)) {
+	if span/64 >= uint64(len(ids)) {
+		// A bitmap would take more than the IDs' 8 bytes each.
 		return SegmentIDs{IDs: slices.Clone(ids)}
 	}
 	set := SegmentIDs{Lo: lo, Shift: shift, Bits: make([]uint64, span/64+1)}

@@ -52,12 +52,12 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		}
 		res.Subs[s.Tag]++
 		if res.Objs != nil {
-			res.Objs.add(s, idSize)
 			if short && whole {
 				if _, err := hb.Payload(); err != nil {
 					whole = false
 				}
 			}
+			res.Objs.add(s, idSize, whole)
 			if whole && isObject(s.Tag) {
 				*ids = append(*ids, s.ID)
 			}
@@ -105,14 +105,21 @@ func isObject(t hprof.SubTag) bool {
 	return false
 }
 
-func (o *SpanObjects) add(s *hprof.SubRecord, idSize int) {
+// add notes one sub-record. Its references count only when its payload
+// is whole (the retained view reads no further): a cut record's lengths
+// are claims the input does not back, and the bound reserves room.
+func (o *SpanObjects) add(s *hprof.SubRecord, idSize int, whole bool) {
 	switch s.Tag {
 	case hprof.InstanceDump:
 		o.IDs.Add(s.ID)
-		o.Refs += int64(s.Length) / int64(idSize)
+		if whole {
+			o.Refs += int64(s.Length) / int64(idSize)
+		}
 	case hprof.ObjArrayDump:
 		o.IDs.Add(s.ID)
-		o.Refs += int64(s.Length)
+		if whole {
+			o.Refs += int64(s.Length)
+		}
 	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
 		o.IDs.Add(s.ID)
 	case hprof.ClassDump:
@@ -135,7 +142,7 @@ const idChunk = 1 << 20
 
 func (o *StreamedObjects) add(s *hprof.SubRecord, idSize int) {
 	var sp SpanObjects
-	sp.add(s, idSize)
+	sp.add(s, idSize, true)
 	if sp.IDs.N == 0 {
 		return
 	}
