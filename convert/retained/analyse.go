@@ -232,9 +232,9 @@ func (s *scanner) strongReach() ([]bool, []bool) {
 }
 
 // classRoots are the class objects not reached yet whose class has a
-// reached object (used, as dfs notes it): the oracle reaches them through
-// its objects but no reference holds them, so they hang from the virtual
-// root.
+// reached object (used, as strongReach or dfs notes it): the oracle
+// reaches them through its objects but no reference holds them, so they
+// hang from the virtual root.
 func (s *scanner) classRoots(pre []uint32, used []bool) []uint32 {
 	var extra []uint32
 	for i, c := range s.classes {
