@@ -68,8 +68,11 @@ func cumDumps(t *testing.T) []string {
 func TestRetainedCumPerClass(t *testing.T) {
 	for _, path := range cumDumps(t) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
-			want := independentCum(t, path)
-			got, byClass := profileCum(t, path)
+			want, wantClassRoots := independentCum(t, path)
+			got, byClass, classRoots := profileCum(t, path)
+			if classRoots != wantClassRoots {
+				t.Errorf("%d class objects hang from the root as %q, the independent rounds say %d", classRoots, classRootFrame, wantClassRoots)
+			}
 			if len(want) == 0 {
 				t.Fatal("the independent computation found no reachable object")
 			}
@@ -118,8 +121,9 @@ func TestRetainedCumPerClass(t *testing.T) {
 // profileCum converts path to a retained pprof file, parses it and sums,
 // per function, the values of the samples whose stack names it (once per
 // sample, as pprof's cum). The root frame (a GC root kind) is left out.
-// It also returns the graph's retained totals by class name.
-func profileCum(t *testing.T, path string) (map[string][2]int64, map[string]int64) {
+// It also returns the graph's retained totals by class name and the
+// number of class objects right below the classRootFrame root frame.
+func profileCum(t *testing.T, path string) (map[string][2]int64, map[string]int64, int) {
 	t.Helper()
 	g, err := convert.ConvertFile(context.Background(), path, convert.Options{Views: []string{graph.ViewRetained}})
 	if err != nil {
@@ -150,7 +154,11 @@ func profileCum(t *testing.T, path string) (map[string][2]int64, map[string]int6
 		t.Fatalf("sample types %v", p.SampleType)
 	}
 	cum := map[string][2]int64{}
+	classRoots := 0
 	for _, s := range p.Sample {
+		if len(s.Location) == 2 && s.Location[1].Line[0].Function.Name == classRootFrame {
+			classRoots += int(s.Value[objs]) // class objects right below that root frame
+		}
 		seen := map[string]bool{}
 		for _, loc := range s.Location[:len(s.Location)-1] { // leaf first; the root frame last
 			for _, ln := range loc.Line {
@@ -166,8 +174,12 @@ func profileCum(t *testing.T, path string) (map[string][2]int64, map[string]int6
 			}
 		}
 	}
-	return cum, byClass
+	return cum, byClass, classRoots
 }
+
+// classRootFrame is the root frame of class objects that hang from the
+// virtual root (docs/retained.md).
+const classRootFrame = "class of a reachable object"
 
 // oracleSizes is what the test takes from the oracle: class names and
 // instance sizes by class ID, and the array size model.
@@ -548,13 +560,25 @@ func toDense(objs map[uint64]*obj, roots []uint64) *dense {
 // independentCum builds the object graph of path's last heap dump and
 // returns, per class name, the objects and bytes its reachable objects
 // not dominated by another object of that name retain.
-func independentCum(t *testing.T, path string) map[string][2]int64 {
+func independentCum(t *testing.T, path string) (map[string][2]int64, int) {
 	t.Helper()
 	sz := readOracleSizes(t, path+".oracle")
 	objs, roots, _ := readGraph(t, path, sz)
 	d := toDense(objs, roots)
 	live := d.strongReachable()
 	order, idom := d.dominatorsCHK(live)
+	// Class objects below the virtual root that are no GC root: those no
+	// reference reached by the end of the round that found their class.
+	isRoot := map[int32]bool{}
+	for _, r := range d.roots {
+		isRoot[r] = true
+	}
+	classRoots := 0
+	for _, v := range d.virtualRootEdges(live, d.liveSucc(live)) {
+		if !isRoot[v] {
+			classRoots++
+		}
+	}
 	// Retained sizes: children after their dominators in reverse postorder.
 	n := len(d.name)
 	retObjs, retBytes := make([]int64, n+1), make([]int64, n+1) // index n: the virtual root
@@ -596,7 +620,7 @@ func independentCum(t *testing.T, path string) map[string][2]int64 {
 		}
 		stack = stack[:len(stack)-1]
 	}
-	return cum
+	return cum, classRoots
 }
 
 // strongReachable marks what the roots reach through strong references,
@@ -641,20 +665,7 @@ func (d *dense) strongReachable() []bool {
 // and their immediate dominators.
 func (d *dense) dominatorsCHK(live []bool) (order []int32, idom []int32) {
 	n := int32(len(d.name))
-	succ := func(v int32) []int32 {
-		var out []int32
-		for _, w := range d.strong[v] {
-			if live[w] {
-				out = append(out, w)
-			}
-		}
-		for _, w := range d.weak[v] {
-			if live[w] {
-				out = append(out, w)
-			}
-		}
-		return out
-	}
+	succ := d.liveSucc(live)
 	top := d.virtualRootEdges(live, succ)
 	rpo, num := reversePostorder(n, top, succ)
 	preds := make([][]int32, n+1)
@@ -671,6 +682,25 @@ func (d *dense) dominatorsCHK(live []bool) (order []int32, idom []int32) {
 
 // virtualRootEdges are the live roots, then the class objects of reached
 // instances not reached yet, round after round.
+// liveSucc returns the successors of a node among the live ones, through
+// strong and weak references.
+func (d *dense) liveSucc(live []bool) func(int32) []int32 {
+	return func(v int32) []int32 {
+		var out []int32
+		for _, w := range d.strong[v] {
+			if live[w] {
+				out = append(out, w)
+			}
+		}
+		for _, w := range d.weak[v] {
+			if live[w] {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+}
+
 func (d *dense) virtualRootEdges(live []bool, succ func(int32) []int32) []int32 {
 	var top []int32
 	n := len(d.name)

@@ -18,7 +18,7 @@ import (
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	n := len(s.obj.w)
 	s.phase("strong reach")
-	allowed, used := s.strongReach() // used: classes with a reached object
+	allowed := s.strongReach()
 	// Each phase takes seconds (minutes when the graph is paged from
 	// disk): a cancelled context (Ctrl-C) stops between phases.
 	if err := ctx.Err(); err != nil {
@@ -39,21 +39,21 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		allowed = nil
 	}
 	s.phase("depth-first numbering")
-	note := used == nil // else strongReach found them all
-	if note {
-		used = make([]bool, len(s.classes))
-	}
+	// Classes with a reached object, noted as the DFS reaches them: a
+	// class object becomes a root only when no reference reached it by
+	// the end of the round that found its class (strongReach's own
+	// rounds find the same classes, but not when).
+	used := make([]bool, len(s.classes))
 	off := alloc[uint32](s.a, 0, n+2) // in-degrees by DFS number, for the reverse graph
-	parent := dfs(s.a, s.roots, &s.g, pre, nil, off, &s.obj, note, used)
+	parent := dfs(s.a, s.roots, &s.g, pre, nil, off, &s.obj, used)
 	// Rounds: the class objects of what was reached, then of what those
-	// reach, until no new class is reached (one round when strongReach
-	// found the classes).
+	// reach, until no new class is reached.
 	for {
 		extra := s.classRoots(pre, used)
 		if len(extra) == 0 {
 			break
 		}
-		parent = dfs(s.a, extra, &s.g, pre, parent, off, &s.obj, note, used)
+		parent = dfs(s.a, extra, &s.g, pre, parent, off, &s.obj, used)
 		s.roots = append(s.roots, extra...)
 	}
 	for v, a := range pre {
@@ -187,15 +187,14 @@ func (s *scanner) byDFS(pre []uint32, m int) *dfsOrder {
 }
 
 // strongReach marks the objects a strong path reaches (referents not
-// followed), and returns them and the classes with a marked object, when
-// some Reference has a referent; nil, nil when none has. The
+// followed), when some Reference has a referent; nil when none has. The
 // dominator tree is then that of the graph with referents (the oracle
 // counts a Reference as one more holder of its referent) restricted to
 // these objects: a referent keeps no object alive, but sharing one
 // with a Reference makes it no one's alone.
-func (s *scanner) strongReach() ([]bool, []bool) {
+func (s *scanner) strongReach() []bool {
 	if len(s.weak) == 0 {
-		return nil, nil
+		return nil
 	}
 	slices.Sort(s.weak)
 	weak := slices.Compact(s.weak)
@@ -228,11 +227,11 @@ func (s *scanner) strongReach() ([]bool, []bool) {
 	for _, v := range weak {
 		s.g.addDeg(v, +1)
 	}
-	return seen, used
+	return seen
 }
 
 // classRoots are the class objects not reached yet whose class has a
-// reached object (used, as strongReach or dfs notes it): the oracle
+// reached object (used, as dfs notes it): the oracle
 // reaches them through its objects but no reference holds them, so they
 // hang from the virtual root.
 func (s *scanner) classRoots(pre []uint32, used []bool) []uint32 {

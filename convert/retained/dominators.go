@@ -18,9 +18,9 @@ const outside = 1<<32 - 1
 // predecessors no one reads), and rewrites the edges of reached objects to
 // target numbers, the tree edges marked with treeEdge. It counts in off
 // (capacity for every object + 2, extended as parent is) the other edges
-// into each number, for predecessors. When note is set, it notes in used
+// into each number, for predecessors. When used is set, it notes there
 // the class of every object it reaches (from obj).
-func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWords, note bool, used []bool) []uint32 {
+func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWords, used []bool) []uint32 {
 	n := len(pre)
 	if parent == nil {
 		// Capacity for every object; pages never reached are never touched.
@@ -34,7 +34,7 @@ func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWo
 		parent = append(parent, p)
 		off = append(off, 0)
 		stack = append(stack, frame{v, g.start[v], g.end(v)})
-		if note {
+		if used != nil {
 			if c := obj.class(v); c&classObjFlag == 0 {
 				used[c] = true
 			}
