@@ -116,6 +116,16 @@ func (t SubTag) String() string {
 	return fmt.Sprintf("unknown heap sub-record 0x%02X", uint8(t))
 }
 
+// IsObject reports whether t is an object of the heap: an instance, an
+// array or a class object.
+func (t SubTag) IsObject() bool {
+	switch t {
+	case InstanceDump, ObjArrayDump, PrimArrayDump, PrimArrayNoData, ClassDump:
+		return true
+	}
+	return false
+}
+
 // IsRoot reports whether t is a GC root sub-record.
 func (t SubTag) IsRoot() bool {
 	switch t {

@@ -104,8 +104,7 @@ func (s *scanner) eachSegment(ctx context.Context, fn func(seg int, id uint64)) 
 						if _, err := hb.Payload(); err != nil {
 							return // cut short: pass 2 stops before it too
 						}
-						switch sub.Tag {
-						case hprof.InstanceDump, hprof.ObjArrayDump, hprof.PrimArrayDump, hprof.PrimArrayNoData, hprof.ClassDump:
+						if sub.Tag.IsObject() {
 							fn(i, sub.ID)
 						}
 					}

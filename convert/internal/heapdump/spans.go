@@ -58,7 +58,7 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 				}
 			}
 			res.Objs.add(s, idSize, whole)
-			if whole && isObject(s.Tag) {
+			if whole && s.Tag.IsObject() {
 				*ids = append(*ids, s.ID)
 			}
 		}
@@ -94,16 +94,6 @@ type SpanObjects struct {
 
 // idBuffers hold a span's object IDs while it is scanned.
 var idBuffers = sync.Pool{New: func() any { return new([]uint64) }}
-
-// isObject reports whether a sub-record is an object (instance, array,
-// class object).
-func isObject(t hprof.SubTag) bool {
-	switch t {
-	case hprof.InstanceDump, hprof.ObjArrayDump, hprof.PrimArrayDump, hprof.PrimArrayNoData, hprof.ClassDump:
-		return true
-	}
-	return false
-}
 
 // add notes one sub-record. Its references count only when its payload
 // is whole (the retained view reads no further): a cut record's lengths
@@ -141,11 +131,11 @@ type StreamedObjects struct {
 const idChunk = 1 << 20
 
 func (o *StreamedObjects) add(s *hprof.SubRecord, idSize int) {
-	var sp SpanObjects
-	sp.add(s, idSize, true)
-	if sp.IDs.N == 0 {
+	if !s.Tag.IsObject() {
 		return
 	}
+	var sp SpanObjects
+	sp.add(s, idSize, true)
 	if n := len(o.IDs); n == 0 || len(o.IDs[n-1]) == idChunk {
 		o.IDs = append(o.IDs, make([]uint64, 0, idChunk))
 	}
