@@ -82,29 +82,10 @@ const denseBitsPerObject = 128
 // the chunks unchanged in the dense form; the sparse form sorts a copy.
 // It returns the index and the number of duplicate IDs.
 func newObjectIndex(chunks [][]uint64) (*idIndex, int) {
-	n := 0
-	lo, hi := ^uint64(0), uint64(0)
-	for _, c := range chunks {
-		n += len(c)
-		for _, id := range c {
-			lo = min(lo, id)
-			hi = max(hi, id)
-		}
-	}
+	n, lo, shift, span := idShape(chunks)
 	if n == 0 {
 		return newIDIndex(nil)
 	}
-	var or uint64
-	for _, c := range chunks {
-		for _, id := range c {
-			or |= id - lo
-		}
-	}
-	shift := uint(0)
-	if or != 0 {
-		shift = uint(bits.TrailingZeros64(or))
-	}
-	span := (hi - lo) >> shift
 	if span/denseBitsPerObject >= uint64(n) {
 		all := make([]uint64, 0, n)
 		for _, c := range chunks {
@@ -121,6 +102,33 @@ func newObjectIndex(chunks [][]uint64) (*idIndex, int) {
 	}
 	x := newDense(flat, lo, shift)
 	return x, n - int(x.n)
+}
+
+// idShape sums up the IDs of chunks for a bitmap over them: how many
+// there are, the smallest, the step all of them share (1<<shift, their
+// common alignment relative to the smallest) and the largest position
+// (IDs are lo + p<<shift, p <= span).
+func idShape(chunks [][]uint64) (n int, lo uint64, shift uint, span uint64) {
+	lo, hi := ^uint64(0), uint64(0)
+	for _, c := range chunks {
+		n += len(c)
+		for _, id := range c {
+			lo, hi = min(lo, id), max(hi, id)
+		}
+	}
+	if n == 0 {
+		return 0, 0, 0, 0
+	}
+	var or uint64
+	for _, c := range chunks {
+		for _, id := range c {
+			or |= id - lo
+		}
+	}
+	if or != 0 {
+		shift = uint(bits.TrailingZeros64(or))
+	}
+	return n, lo, shift, (hi - lo) >> shift
 }
 
 // len is the number of distinct IDs.

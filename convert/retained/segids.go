@@ -22,23 +22,11 @@ type SegmentIDs struct {
 // NewSegmentIDs notes the object IDs of one segment (any order,
 // duplicates allowed). ids is not kept.
 func NewSegmentIDs(ids []uint64) SegmentIDs {
-	if len(ids) == 0 {
+	n, lo, shift, span := idShape([][]uint64{ids})
+	if n == 0 {
 		return SegmentIDs{}
 	}
-	lo, hi := ids[0], ids[0]
-	for _, id := range ids {
-		lo, hi = min(lo, id), max(hi, id)
-	}
-	var or uint64
-	for _, id := range ids {
-		or |= id - lo
-	}
-	shift := uint(0)
-	if or != 0 {
-		shift = uint(bits.TrailingZeros64(or))
-	}
-	span := (hi - lo) >> shift
-	if span/64 >= uint64(len(ids)) {
+	if span/64 >= uint64(n) {
 		// A bitmap would take more than the IDs' 8 bytes each.
 		return SegmentIDs{IDs: slices.Clone(ids)}
 	}
