@@ -128,9 +128,7 @@ func (a *arena) grab(size int, huge bool) []byte {
 			return nil // the heap, then
 		}
 		a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = mapping{b, nil}
-		a.live += int64(size)
-		a.peak = max(a.peak, a.live)
-		return b
+		return b // not counted: Spill reports files only
 	}
 	if a.err == nil && a.dir == "" {
 		a.dir, a.err = os.MkdirTemp(a.parent, "hprof2pprof-retained-")
@@ -191,7 +189,9 @@ func free[T elem](a *arena, s []T) {
 	m, ok := a.maps[base]
 	if ok {
 		delete(a.maps, base)
-		a.live -= int64(len(m.b))
+		if m.f != nil { // a file: counted in live
+			a.live -= int64(len(m.b))
+		}
 		unmap(m.b, m.f)
 	}
 	a.mu.Unlock()
