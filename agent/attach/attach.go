@@ -172,6 +172,9 @@ func Start(ctx context.Context, t *Target, o Options) (string, error) {
 		return "", err
 	}
 	sock := t.socketPath()
+	if err := t.clearStale(ctx, sock); err != nil {
+		return "", err
+	}
 	if ok, err := t.checkSocket(sock); ok || err != nil {
 		return sock, err
 	}
@@ -278,6 +281,36 @@ func (t *Target) createTrigger() (string, error) {
 		return "", fmt.Errorf("%w: pid %d", ErrJVMGone, t.PID)
 	}
 	return "", fmt.Errorf("pid %d: cannot create the attach trigger file: %w", t.PID, firstErr)
+}
+
+// clearStale removes a socket nothing listens on. A JVM killed
+// (SIGKILL, a crash) cannot remove its socket, and a later process of
+// the same PID finds it in /tmp: trusting it would fail with "connection
+// refused", and when it belongs to another user the new JVM cannot even
+// rename its own socket over it. A refused connection is exact: HotSpot
+// gives the socket its name only once it listens. A socket with a
+// listener is left to checkSocket, which decides whether to trust it;
+// connecting sends nothing, and HotSpot drops a connection that closes
+// before a request.
+func (t *Target) clearStale(ctx context.Context, p string) error {
+	fi, err := os.Lstat(p)
+	if err != nil || fi.Mode()&fs.ModeSocket == 0 {
+		return nil // missing, or checkSocket explains
+	}
+	d := net.Dialer{Timeout: 2 * time.Second}
+	c, err := d.DialContext(ctx, "unix", p)
+	if err == nil {
+		c.Close()
+		return nil
+	}
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		return nil // no access, say; checkSocket and Execute explain
+	}
+	if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: pid %d: %s was left by an earlier process of that PID (nothing listens on it) and cannot be removed: %v; remove it, then attach again",
+			ErrPermission, t.PID, p, err)
+	}
+	return nil
 }
 
 // checkSocket reports whether the listener's socket exists and may be

@@ -121,3 +121,47 @@ func TestStartNeedsQuitHandler(t *testing.T) {
 		t.Fatal("the process was killed")
 	}
 }
+
+// TestClearStale: a socket nothing listens on (its JVM was killed) is
+// removed, whoever owns it; a socket with a listener, or a file that is
+// not a socket, is left for checkSocket to judge.
+func TestClearStale(t *testing.T) {
+	dir := t.TempDir()
+	tg := &Target{PID: 1, UID: os.Geteuid()}
+	stale := filepath.Join(dir, "stale")
+	l, err := net.ListenUnix("unix", &net.UnixAddr{Name: stale, Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.SetUnlinkOnClose(false)
+	l.Close()
+	if os.Geteuid() == 0 {
+		os.Chown(stale, 65534, 65534) // another user's: checkSocket would refuse it
+	}
+	if err := tg.clearStale(context.Background(), stale); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(stale); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the stale socket is still there (%v)", err)
+	}
+	live := filepath.Join(dir, "live")
+	ll, err := net.Listen("unix", live)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ll.Close()
+	if err := tg.clearStale(context.Background(), live); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(live); err != nil {
+		t.Errorf("the live socket was removed: %v", err)
+	}
+	plain := filepath.Join(dir, "plain")
+	os.WriteFile(plain, nil, 0o600)
+	if err := tg.clearStale(context.Background(), plain); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Lstat(plain); err != nil {
+		t.Errorf("a plain file was removed: %v", err)
+	}
+}

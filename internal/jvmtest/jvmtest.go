@@ -7,7 +7,9 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
+	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -180,6 +183,15 @@ func Start(t testing.TB, s Spec) *JVM {
 	if len(s.Wrap) > 0 {
 		j.PID = findJVM(t, cmd.Process.Pid)
 	}
+	// An attach socket nothing listens on was left by a killed process
+	// of this PID (an earlier run's); tests that look for the JVM's
+	// socket must not see it. (A JVM run with -Xrs has a live one.)
+	sock := fmt.Sprintf("/proc/%d/root/tmp/.java_pid%d", j.PID, j.NSPID)
+	if c, err := net.Dial("unix", sock); err == nil {
+		c.Close()
+	} else if errors.Is(err, syscall.ECONNREFUSED) {
+		os.Remove(sock)
+	}
 	return j
 }
 
@@ -214,6 +226,12 @@ func (j *JVM) WaitLine(d time.Duration, prefix string) (string, error) {
 
 // Kill ends the JVM (and its wrapper) and reaps it.
 func (j *JVM) Kill() {
+	// A killed JVM cannot remove its attach socket; a later process of
+	// its PID would find it, so it is removed for it. A JVM in its own
+	// namespaces had a private /tmp, gone with it.
+	if j.NSPID == j.PID && j.PID > 0 {
+		defer os.Remove(fmt.Sprintf("/tmp/.java_pid%d", j.PID))
+	}
 	if j.PID != j.Cmd.Process.Pid && j.PID > 0 {
 		if p, err := os.FindProcess(j.PID); err == nil {
 			p.Kill()
