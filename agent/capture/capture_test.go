@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,7 @@ func TestCaptureMatchesClassHistogram(t *testing.T) {
 		t.Run(fmt.Sprintf("jdk%d", major), func(t *testing.T) {
 			home := jvmtest.Home(t, major)
 			const n = 20000
+			began := time.Now()
 			j := jvmtest.Start(t, jvmtest.Spec{Home: home, JVMArgs: []string{"-Xmx128m"}, Args: []string{"park", fmt.Sprint(n)}})
 			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 			defer cancel()
@@ -123,8 +125,7 @@ func TestCaptureMatchesClassHistogram(t *testing.T) {
 			if res.Pause <= 0 || res.DumpBytes <= 0 {
 				t.Errorf("pause %v, dump %d bytes: want both positive", res.Pause, res.DumpBytes)
 			}
-			left, _ := filepath.Glob(fmt.Sprintf("/proc/%d/root/tmp/hprof2pprof-%d-*", j.PID, j.NSPID))
-			if len(left) > 0 {
+			if left := dumpsLeft(fmt.Sprintf("/proc/%d/root/tmp", j.PID), j.NSPID, began); len(left) > 0 {
 				t.Errorf("dump not deleted: %v", left)
 			}
 		})
@@ -250,4 +251,19 @@ func TestCaptureReducedSignals(t *testing.T) {
 	if err != nil || !tg.Alive() {
 		t.Fatalf("the JVM did not survive: %v", err)
 	}
+}
+
+// dumpsLeft lists the capture's dump files for JVM nspid in dir named
+// (by their time) since began: a file of an earlier run's process of the
+// same PID (one killed mid-test) is not this test's.
+func dumpsLeft(dir string, nspid int, began time.Time) []string {
+	m, _ := filepath.Glob(filepath.Join(dir, fmt.Sprintf("hprof2pprof-%d-*", nspid)))
+	var left []string
+	for _, p := range m {
+		stamp, _, _ := strings.Cut(strings.TrimPrefix(filepath.Base(p), fmt.Sprintf("hprof2pprof-%d-", nspid)), ".")
+		if ns, err := strconv.ParseInt(stamp, 10, 64); err != nil || ns >= began.UnixNano() {
+			left = append(left, p)
+		}
+	}
+	return left
 }

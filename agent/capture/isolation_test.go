@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -110,6 +109,7 @@ func TestCaptureOtherUser(t *testing.T) {
 // JVM exited.
 func TestCaptureJVMKilledMidDump(t *testing.T) {
 	home := jvmtest.Home(t, 17)
+	began := time.Now()
 	j := jvmtest.Start(t, jvmtest.Spec{Home: home, JVMArgs: []string{"-Xmx600m"}, Args: []string{"park", "2000000"}})
 	o := Options{}
 	killed := make(chan struct{})
@@ -139,7 +139,7 @@ func TestCaptureJVMKilledMidDump(t *testing.T) {
 	if res.Graph.Damage == nil {
 		t.Fatal("the partial graph does not say it is damaged")
 	}
-	if left, _ := filepath.Glob(fmt.Sprintf("/tmp/hprof2pprof-%d-*", j.NSPID)); len(left) > 0 {
+	if left := dumpsLeft("/tmp", j.NSPID, began); len(left) > 0 {
 		t.Errorf("the dead JVM's dump was not removed: %v", left)
 	}
 	if res.Graph.Source.Bytes < 4<<20 {
