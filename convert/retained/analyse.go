@@ -68,7 +68,10 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	m := len(parent)
 	s.phase("reverse graph")
 	off, preds := predecessors(s.a, m, s.roots, &s.g, pre, off, s.in.GarbageHolds)
-	free(s.a, s.g.start)
+	// Each array from here on is written whole before it is read: it
+	// takes the memory of one the analysis is done with (reuse), which
+	// spares the kernel's faulting and zeroing of fresh pages.
+	start := s.g.start
 	free(s.a, s.g.deg)
 	free(s.a, s.g.edges)
 	s.g = csr{}
@@ -76,9 +79,10 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 
 	// Shallow sizes, classes and root kinds by DFS number; unreachable
 	// totals. The arrays by object number go.
-	d := s.byDFS(pre, m)
+	d, words := s.byDFS(pre, m, start)
+	spare := [][]uint32{words}
 	if !s.in.KeepIDs {
-		free(s.a, pre)
+		spare = append(spare, pre)
 		pre = nil
 	}
 	s.collect()
@@ -86,11 +90,10 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	s.phase("dominators")
-	idom := dominators(s.a, parent, off, preds)
-	free(s.a, parent)
-	free(s.a, off)
+	idom := dominators(s.a, parent, off, preds, spare...)
 	free(s.a, preds)
-	parent, off, preds = nil, nil, nil
+	spare, preds = [][]uint32{parent, off}, nil
+	parent, off = nil, nil
 	s.collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -105,7 +108,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	top := alloc[uint64](s.a, m/64+1, m/64+1)
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top)
+		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, spare[0], spare[1])
 	})
 	ret := alloc[int64](s.a, m, m)
 	for a := 1; a < m; a++ {
@@ -154,13 +157,15 @@ type dfsOrder struct {
 }
 
 // byDFS moves the classes, shallow sizes and root kinds to DFS numbers
-// (m of them), frees the words by object number and counts the reachable
-// and unreachable objects and bytes.
-func (s *scanner) byDFS(pre []uint32, m int) *dfsOrder {
+// (m of them, in the memory of spare, an array by object number the
+// caller is done with), counts the reachable and unreachable objects and
+// bytes, and returns the words by object number, done with too.
+func (s *scanner) byDFS(pre []uint32, m int, spare []uint32) (*dfsOrder, []uint32) {
 	d := &dfsOrder{
-		obj:      objWords{w: alloc[uint32](s.a, m, m), wide: map[uint32]wideObj{}},
+		obj:      objWords{w: reuse[uint32](s.a, spare, m), wide: map[uint32]wideObj{}},
 		rootKind: make(map[uint32]hprof.SubTag, len(s.rootKind)),
 	}
+	d.obj.w[0] = 0 // the virtual root; every other number is written below
 	st := &s.stats
 	for v, a := range pre {
 		if a == 0 {
@@ -181,9 +186,9 @@ func (s *scanner) byDFS(pre []uint32, m int) *dfsOrder {
 	}
 	st.Reachable = m - 1
 	st.Unreachable = len(pre) - (m - 1)
-	free(s.a, s.obj.w)
+	words := s.obj.w
 	s.obj, s.rootKind = objWords{}, nil
-	return d
+	return d, words
 }
 
 // strongReach marks the objects a strong path reaches (referents not
@@ -267,7 +272,7 @@ func (s *scanner) collect() {
 //
 // It also sets in top the bit of every object whose class names no frame
 // of its dominator's stack: no object of its class (name) dominates it.
-func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64) (paths []Path, names, kinds []string) {
+func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spareRun []uint32) (paths []Path, names, kinds []string) {
 	m := len(idom)
 	// Class names, interned: two classes of one name share frames.
 	nameIdx := map[string]int32{}
@@ -343,10 +348,11 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64) (paths []Path,
 		seen[k] = found
 		return found
 	}
-	at := alloc[int32](s.a, m, m)   // path node by DFS number
-	run := alloc[uint32](s.a, m, m) // length of the same-class run ending here
+	at := reuse[int32](s.a, spareAt, m)    // path node by DFS number
+	run := reuse[uint32](s.a, spareRun, m) // length of the same-class run ending here
 	defer free(s.a, at)
 	defer free(s.a, run)
+	at[0], run[0] = 0, 0 // the virtual root; the loop writes every other number
 	for a := 1; a < m; a++ {
 		c := name(d.obj.class(uint32(a)))
 		dom := idom[a]

@@ -178,6 +178,32 @@ func allocPages[T elem](a *arena, n, c int, huge bool) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), c)[:n]
 }
 
+// reuse hands the memory of old, an array the caller is done with, over
+// as an array of n T, without zeroing it: the caller writes every element
+// before it reads one. Fresh anonymous memory costs a fault and the
+// kernel's zeroing per page, a second or more of a big graph's analysis
+// on its critical path; an array whose every element is written anyway
+// needs neither. Only anonymous mappings are reused: a spilled array's
+// pages may be on disk, and reading them back to overwrite them would
+// cost more than fresh ones. Otherwise (too small, the heap, a file) old
+// is freed and a zeroed array returned. The part of old beyond n stays
+// mapped until the result is freed. old must not be used afterwards.
+func reuse[T, U elem](a *arena, old []U, n int) []T {
+	var t T
+	var u U
+	if a != nil && a.anon && cap(old)*int(unsafe.Sizeof(u)) >= n*int(unsafe.Sizeof(t)) && n > 0 {
+		base := uintptr(unsafe.Pointer(unsafe.SliceData(old)))
+		a.mu.Lock()
+		m, ok := a.maps[base]
+		a.mu.Unlock()
+		if ok && m.f == nil {
+			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(old))), n)
+		}
+	}
+	free(a, old)
+	return alloc[T](a, n, n)
+}
+
 // free unmaps s if a mapped it; heap slices are left to the collector.
 // s must not be used afterwards.
 func free[T elem](a *arena, s []T) {

@@ -62,7 +62,7 @@ func TestByClassTopAgainstWalk(t *testing.T) {
 			ret[idom[a]] += ret[a]
 		}
 		top := make([]uint64, m/64+1)
-		s.paths(idom, d, top)
+		s.paths(idom, d, top, nil, nil)
 		want := s.byClass(idom, cls, ret)
 		got := s.byClassTop(idom, &d.obj, top, ret)
 		if got == nil {

@@ -160,18 +160,31 @@ func predecessors(a *arena, m int, roots []uint32, g *csr, pre, off []uint32, ga
 // dominators computes the immediate dominator of every DFS number with
 // the semi-NCA algorithm (Georgiadis; semidominators by Lengauer–Tarjan
 // with path compression, then a walk up the DFS tree). parent is used as
-// the compression forest and overwritten. idom[0] is 0.
-func dominators(al *arena, parent, off, preds []uint32) (idom []uint32) {
+// the compression forest and overwritten. idom[0] is 0. The arrays it
+// makes take the memory of spare ones, in order, when the caller has
+// some (see reuse): each is written before it is read.
+func dominators(al *arena, parent, off, preds []uint32, spare ...[]uint32) (idom []uint32) {
 	m := len(parent)
-	idom = alloc[uint32](al, m, m)
+	next := func() []uint32 {
+		if len(spare) == 0 {
+			return alloc[uint32](al, m, m)
+		}
+		b := reuse[uint32](al, spare[0], m)
+		spare = spare[1:]
+		return b
+	}
+	idom = next()
 	copy(idom, parent)
-	semi := alloc[uint32](al, m, m)
+	semi := next()
 	// best[v] is the smallest semidominator on v's compressed path: the
 	// semi of the "label" vertex of Lengauer–Tarjan, kept by value so an
 	// evaluation reads one array less. Only numbers above the current one
 	// are evaluated (a smaller one is its own answer), so neither array
 	// needs setting up.
-	best := alloc[uint32](al, m, m)
+	best := next()
+	for _, b := range spare {
+		free(al, b)
+	}
 	anc := parent
 	var stack []uint32
 	eval := func(v, last uint32) uint32 {

@@ -1,0 +1,56 @@
+package retained
+
+import (
+	"testing"
+	"unsafe"
+)
+
+// TestReuse: an anonymous mapping is handed over as is (same memory, not
+// zeroed: the caller writes it whole); a spilled file's mapping, an
+// array too small, or one from the heap gives a fresh zeroed array.
+func TestReuse(t *testing.T) {
+	if !canSpill {
+		t.Skip("no mappings on this platform")
+	}
+	same := func(a, b unsafe.Pointer) bool { return a == b }
+
+	mem := newMemArena()
+	defer mem.close()
+	old := alloc[uint32](mem, 1000, 1000)
+	for i := range old {
+		old[i] = 7
+	}
+	got := reuse[int64](mem, old, 500)
+	if len(got) != 500 || !same(unsafe.Pointer(&got[0]), unsafe.Pointer(&old[0])) {
+		t.Fatalf("anonymous mapping not reused (len %d)", len(got))
+	}
+	if got[0] != 7<<32|7 {
+		t.Errorf("reused memory was changed: %#x", got[0])
+	}
+	free(mem, got) // unmaps the whole mapping: nothing is left to close
+	if len(mem.maps) != 0 {
+		t.Errorf("%d mappings left after freeing the reused array", len(mem.maps))
+	}
+
+	small := alloc[uint32](mem, 10, 10)
+	small[0] = 7
+	bigger := reuse[uint32](mem, small, 11)
+	if len(bigger) != 11 || bigger[0] != 0 || len(mem.maps) != 1 {
+		t.Errorf("too small: len %d, [0] %d, %d mappings (want a fresh zeroed array, the old one freed)", len(bigger), bigger[0], len(mem.maps))
+	}
+
+	files := newArena(t.TempDir())
+	defer files.close()
+	f := alloc[uint32](files, 100, 100)
+	f[0] = 7
+	g := reuse[uint32](files, f, 100)
+	if g[0] != 0 {
+		t.Errorf("a spilled array was reused: [0] = %d", g[0])
+	}
+
+	h := make([]uint32, 10)
+	h[0] = 7
+	if r := reuse[uint32]((*arena)(nil), h, 10); r[0] != 0 {
+		t.Errorf("a heap array was reused: [0] = %d", r[0])
+	}
+}
