@@ -57,15 +57,37 @@ type Info struct {
 }
 
 // PerfDataPath finds the JVM's performance data file: hsperfdata_<user>/
-// <nspid> in its /tmp. It returns "" when there is none.
+// <nspid> in its /tmp. It returns "" when there is none, and when the
+// process does not map it: a JVM killed (SIGKILL, a crash) leaves its
+// file behind until another JVM of its user starts, and a later process
+// of the same PID, a JVM with -XX:-UsePerfData or no JVM at all, must
+// not be described by the dead one's counters.
 func PerfDataPath(t *attach.Target) string {
 	m, _ := filepath.Glob(t.Path("/tmp/hsperfdata_*/" + strconv.Itoa(t.NSPID)))
 	for _, p := range m {
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && mapsPath(t.PID, strings.TrimPrefix(p, t.Root)) {
 			return p
 		}
 	}
 	return ""
+}
+
+// mapsPath reports whether process pid maps the file at path (as the
+// process names it, inside its own mount namespace). The path, not the
+// device and inode: on an overlay file system (a container's /tmp) the
+// maps name the layer's inode, not the one stat sees.
+func mapsPath(pid int, path string) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		return false
+	}
+	// "start-end perms offset dev inode   path"
+	for line := range strings.Lines(string(b)) {
+		if strings.HasSuffix(strings.TrimRight(line, "\n"), " "+path) {
+			return true
+		}
+	}
+	return false
 }
 
 // List returns the JVMs that publish performance data, by PID. Processes
