@@ -129,16 +129,21 @@ func newGraph(name, compression string) *graph.Graph {
 }
 
 // limited runs decode under opts.MaxMemory (when set): a decode stopped
-// by the limit returns the limit's error, not the cancellation.
+// by the limit returns the limit's error, not the cancellation. The graph
+// (a partial one too) is canonicalized: the same input gives the same
+// frame and stack ids.
 func limited(ctx context.Context, opts Options, decode func(context.Context, Options) (*graph.Graph, error)) (*graph.Graph, error) {
-	if opts.MaxMemory <= 0 {
-		return decode(ctx, opts)
+	if opts.MaxMemory > 0 {
+		var stop func()
+		ctx, stop = source.WatchMemory(ctx, opts.MaxMemory)
+		defer stop()
 	}
-	ctx, stop := source.WatchMemory(ctx, opts.MaxMemory)
-	defer stop()
 	g, err := decode(ctx, opts)
-	if cause := context.Cause(ctx); errors.Is(cause, ErrMemoryLimit) {
+	if cause := context.Cause(ctx); opts.MaxMemory > 0 && errors.Is(cause, ErrMemoryLimit) {
 		return nil, cause
+	}
+	if g != nil {
+		g.Canonicalize() // the same ids for the same input, run after run
 	}
 	return g, err
 }

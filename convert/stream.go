@@ -254,6 +254,7 @@ func (s *Stream) cut(end uint32) *Window {
 	s.buildThreadsWindow()
 	d.g = s.meta
 	d.names.Into(s.meta)
+	g.Canonicalize()
 
 	for _, v := range g.Views {
 		v.Time, v.Duration = w.Start, w.End.Sub(w.Start)
