@@ -27,6 +27,9 @@ type job struct {
 	tracker  *tracker
 	results  []fileResult
 	resuming bool // -d with a per-input format: marks are read and written
+	// rowTurns[i] is closed once input i is read: its heap table rows
+	// are all written (see inTurn).
+	rowTurns []chan struct{}
 }
 
 // fileResult is the status of one input, as the summary reports it.
@@ -67,6 +70,12 @@ type decoded struct {
 func (j *job) run(ctx context.Context) {
 	n := len(j.inputs)
 	j.results = make([]fileResult, n)
+	if _, ok := j.w.(objectSinker); ok {
+		j.rowTurns = make([]chan struct{}, n)
+		for i := range j.rowTurns {
+			j.rowTurns[i] = make(chan struct{})
+		}
+	}
 	tokens := make(chan struct{}, j.workers)
 	next := make(chan int)
 	var slots []chan *decoded // gathering formats: each input's graph, in order
@@ -133,6 +142,9 @@ func (j *job) read(ctx context.Context, i int) *decoded {
 	in := j.inputs[i]
 	res := &j.results[i]
 	*res = fileResult{Input: in.Path, Bytes: max(in.Size, 0)}
+	if j.rowTurns != nil {
+		defer close(j.rowTurns[i])
+	}
 	if j.resuming && !j.force {
 		if m := readMark(markPath(j.dst, in)); m != nil && m.current(in, j.options) {
 			res.Status, res.Previous, res.Outputs, res.Reason = statusSkipped, m.Status, m.Outputs, m.Lost
@@ -155,6 +167,9 @@ func (j *job) read(ctx context.Context, i int) *decoded {
 	var objects *graph.ObjectSink
 	if os, ok := j.w.(objectSinker); ok {
 		objects = os.ObjectSink(in.Path)
+		if i > 0 {
+			objects = inTurn(objects, j.rowTurns[i-1])
+		}
 	}
 	g, err := decodeWith(ctx, j.e, in.Path, j.df, t, objects)
 	if err != nil {
@@ -241,4 +256,34 @@ func message(err error) string {
 		msg = strings.ReplaceAll(msg, p, "")
 	}
 	return msg
+}
+
+// inTurn makes sink wait, before its first row, until the input before
+// it is read: inputs are decoded side by side, but their heap table rows
+// go to the tables in input order, so the same inputs give the same
+// files. Inputs are started in order, so the one waited for is already
+// being read and never waits for this one.
+func inTurn(sink *graph.ObjectSink, prev <-chan struct{}) *graph.ObjectSink {
+	if sink == nil {
+		return nil
+	}
+	var once sync.Once
+	wait := func() { once.Do(func() { <-prev }) }
+	w := &graph.ObjectSink{}
+	if f := sink.Object; f != nil {
+		w.Object = func(o *graph.Object) error { wait(); return f(o) }
+	}
+	if f := sink.Ref; f != nil {
+		w.Ref = func(r *graph.Ref) error { wait(); return f(r) }
+	}
+	if f := sink.String; f != nil {
+		w.String = func(s *graph.String) error { wait(); return f(s) }
+	}
+	if f := sink.Root; f != nil {
+		w.Root = func(r *graph.Root) error { wait(); return f(r) }
+	}
+	if f := sink.Done; f != nil {
+		w.Done = func() error { wait(); return f() }
+	}
+	return w
 }
