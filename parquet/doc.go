@@ -9,7 +9,10 @@
 // and classes (see README.md for the columns and example queries). Every
 // row carries its source, and the ids in it (stack_id, frame_id) are the
 // graph's own dense ids, stable within that source, so tables from many
-// dumps concatenate without renumbering.
+// dumps concatenate without renumbering. They are numbered in the order
+// the sorted samples use them, and the heap table rows of several inputs
+// go in input order, so the same inputs give the same files run after
+// run.
 //
 // Options.HeapTables adds the heap tables (objects, refs, strings, roots):
 // one row per object, reference, String and GC root of a heap dump, which
