@@ -27,7 +27,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// What the first pass and the filling left behind goes back to the
 	// system: the arrays to come are mapped apart from the Go heap.
 	debug.FreeOSMemory()
-	pre := alloc[uint32](s.a, n, n)
+	pre := alloc[uint32](s.a, n, n+1) // +1: see sized
 	if allowed != nil {
 		// dfs reads one array per reference, not two.
 		for v, ok := range allowed {

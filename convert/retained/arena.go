@@ -181,9 +181,9 @@ func allocPages[T elem](a *arena, n, c int, huge bool) []T {
 // reuse hands the memory of old, an array the caller is done with, over
 // as an array of n T, without zeroing it: the caller writes every element
 // before it reads one. Fresh anonymous memory costs a fault and the
-// kernel's zeroing per page, a second or more of a big graph's analysis
-// on its critical path; an array whose every element is written anyway
-// needs neither. Only anonymous mappings are reused: a spilled array's
+// kernel's zeroing per page (a tenth of a big graph's analysis, much of
+// it on the serial walks); an array whose every element is written
+// anyway needs neither. Only anonymous mappings are reused: a spilled array's
 // pages may be on disk, and reading them back to overwrite them would
 // cost more than fresh ones. Otherwise (too small, the heap, a file) old
 // is freed and a zeroed array returned. The part of old beyond n stays

@@ -158,8 +158,10 @@ func (s *scanner) sized(ix *idIndex, dups int) error {
 	n := ix.len()
 	s.stats.Objects = n
 	s.chooseArena(n)
-	s.obj.w = alloc[uint32](s.a, n, n)
-	s.g.start = alloc[uint32](s.a, n, n)
+	// One element to spare: arrays by DFS number (n objects and the
+	// virtual root) take their memory later (reuse).
+	s.obj.w = alloc[uint32](s.a, n, n+1)
+	s.g.start = alloc[uint32](s.a, n, n+1)
 	s.g.deg = alloc[uint8](s.a, n, n)
 	s.filled = alloc[bool](s.a, n, n)
 	// The bound counts null references too; untouched capacity costs
