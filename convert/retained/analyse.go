@@ -18,16 +18,27 @@ import (
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	n := len(s.obj.w)
 	s.phase("strong reach")
+	pre := alloc[uint32](s.a, n, n+1) // +1: see sized
+	// On the other core while strong reach runs: the DFS numbers' pages
+	// are faulted in (the DFS reads and writes them at random), and what
+	// the first pass and the filling left behind goes back to the system
+	// (the arrays to come are mapped apart from the Go heap).
+	warmed := make(chan struct{})
+	go func() {
+		defer close(warmed)
+		if w := s.a.warmAhead(pre); w != nil {
+			w.wrote(len(pre))
+			w.finishAll()
+		}
+		debug.FreeOSMemory()
+	}()
 	allowed := s.strongReach()
+	<-warmed
 	// Each phase takes seconds (minutes when the graph is paged from
 	// disk): a cancelled context (Ctrl-C) stops between phases.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	// What the first pass and the filling left behind goes back to the
-	// system: the arrays to come are mapped apart from the Go heap.
-	debug.FreeOSMemory()
-	pre := alloc[uint32](s.a, n, n+1) // +1: see sized
 	if allowed != nil {
 		// dfs reads one array per reference, not two.
 		for v, ok := range allowed {
@@ -45,7 +56,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// rounds find the same classes, but not when).
 	used := make([]bool, len(s.classes))
 	off := alloc[uint32](s.a, 0, n+2) // in-degrees by DFS number, for the reverse graph
-	parent := dfs(s.a, s.roots, &s.g, pre, nil, off, &s.obj, used)
+	parent := alloc[uint32](s.a, 1, n+1)
+	warm := s.a.warmAhead(parent, off)
+	parent = dfs(s.a, s.roots, &s.g, pre, parent, off, &s.obj, used, warm)
 	// Rounds: the class objects of what was reached, then of what those
 	// reach, until no new class is reached.
 	for {
@@ -53,9 +66,10 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		if len(extra) == 0 {
 			break
 		}
-		parent = dfs(s.a, extra, &s.g, pre, parent, off, &s.obj, used)
+		parent = dfs(s.a, extra, &s.g, pre, parent, off, &s.obj, used, warm)
 		s.roots = append(s.roots, extra...)
 	}
+	warm.finish()
 	for v, a := range pre {
 		if a == outside {
 			pre[v] = 0 // unreached, as the rest of the analysis says it

@@ -33,3 +33,11 @@ func startWriteback(f *os.File) {
 // hugePages asks for transparent huge pages where the system leaves them
 // to the program (the "madvise" setting).
 func hugePages(b []byte) { _ = unix.Madvise(b, unix.MADV_HUGEPAGE) }
+
+// canPopulate: MADV_POPULATE_WRITE (Linux 5.14) faults pages in,
+// writable, without changing them.
+const canPopulate = true
+
+// populate faults b's pages in (see warmer); an error (an older kernel)
+// leaves them to fault as they are first written.
+func populate(b []byte) { _ = unix.Madvise(b, unix.MADV_POPULATE_WRITE) }

@@ -54,3 +54,42 @@ func TestReuse(t *testing.T) {
 		t.Errorf("a heap array was reused: [0] = %d", r[0])
 	}
 }
+
+// TestWarmer: faulting pages in ahead of a writer leaves what the writer
+// wrote as it was, and the warmer stops when told, wherever it is.
+func TestWarmer(t *testing.T) {
+	mem := newMemArena()
+	defer mem.close()
+	const n = 3 << 20
+	a := alloc[uint32](mem, 0, n)
+	b := alloc[uint32](mem, 0, n+1)
+	w := mem.warmAhead(a, b)
+	for i := range n - 1000 {
+		a = append(a, uint32(i))
+		b = append(b, ^uint32(i))
+		if i&0xffff == 0 {
+			w.wrote(i)
+		}
+	}
+	w.finish()
+	for i := range a {
+		if a[i] != uint32(i) || b[i] != ^uint32(i) {
+			t.Fatalf("element %d changed: %d %d", i, a[i], b[i])
+		}
+	}
+	if c := a[:cap(a)]; c[n-1] != 0 {
+		t.Errorf("an element never written is %d", c[n-1])
+	}
+	whole := alloc[uint32](mem, n, n)
+	whole[7] = 7
+	if w := mem.warmAhead(whole); w != nil {
+		w.wrote(n)
+		w.finishAll()
+	}
+	if whole[7] != 7 || whole[8] != 0 {
+		t.Errorf("a warmed array changed: %d %d", whole[7], whole[8])
+	}
+	if (*arena)(nil).warmAhead(whole) != nil {
+		t.Error("the heap has nothing to warm")
+	}
+}

@@ -19,8 +19,9 @@ const outside = 1<<32 - 1
 // target numbers, the tree edges marked with treeEdge. It counts in off
 // (capacity for every object + 2, extended as parent is) the other edges
 // into each number, for predecessors. When used is set, it notes there
-// the class of every object it reaches (from obj).
-func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWords, used []bool) []uint32 {
+// the class of every object it reaches (from obj). warm, when set, is
+// told now and then how far parent (and off) are written.
+func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWords, used []bool, warm *warmer) []uint32 {
 	n := len(pre)
 	if parent == nil {
 		// Capacity for every object; pages never reached are never touched.
@@ -31,6 +32,9 @@ func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWo
 	var stack []frame
 	visit := func(v, p uint32) {
 		pre[v] = uint32(len(parent))
+		if len(parent)&0xffff == 0 {
+			warm.wrote(len(parent))
+		}
 		parent = append(parent, p)
 		off = append(off, 0)
 		stack = append(stack, frame{v, g.start[v], g.end(v)})

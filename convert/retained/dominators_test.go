@@ -61,7 +61,7 @@ func TestDominatorsBruteForce(t *testing.T) {
 		}
 		pre := make([]uint32, n)
 		off := make([]uint32, 0, n+2)
-		parent := dfs(nil, roots, g, pre, nil, off, nil, nil)
+		parent := dfs(nil, roots, g, pre, nil, off, nil, nil, nil)
 		off, preds := predecessors(nil, len(parent), roots, g, pre, off, false)
 		idom := dominators(nil, parent, off, preds)
 		vertex := make([]uint32, len(parent))
