@@ -26,9 +26,9 @@ const (
 	warmChunk  = 512 << 10
 )
 
-// warmAhead starts a warmer over arrays (of equal capacity), or returns
-// nil where there is nothing to gain (no arena, spilled files, no
-// populate on this system).
+// warmAhead starts a warmer over arrays (none of smaller capacity than
+// the first), or returns nil where there is nothing to gain (no arena,
+// spilled files, no populate on this system).
 func (a *arena) warmAhead(arrays ...[]uint32) *warmer {
 	if a == nil || !a.anon || !canPopulate {
 		return nil
