@@ -314,6 +314,16 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spare
 	kindIdx := map[hprof.SubTag]int32{}
 
 	paths = []Path{{Parent: -1, Class: -1}}
+	// onStack reports whether class c names a frame of node p's stack
+	// (below the root kind).
+	onStack := func(p, c int32) bool {
+		for j := p; paths[j].Depth > 1; j = paths[j].Parent {
+			if paths[j].Class == c {
+				return true
+			}
+		}
+		return false
+	}
 	// dup[i]: the class of node i names a frame above it too.
 	dup := []bool{false}
 	child := map[uint64]int32{}
@@ -328,37 +338,23 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spare
 		i, ok := child[k]
 		if !ok {
 			i = int32(len(paths))
-			depth := paths[parent].Depth + 1
-			above := false
-			for j := parent; depth > 2 && paths[j].Depth > 1; j = paths[j].Parent {
-				if paths[j].Class == class {
-					above = true
-					break
-				}
-			}
-			paths = append(paths, Path{Parent: parent, Class: class, Depth: depth, MaxRun: 1})
-			dup = append(dup, above)
+			paths = append(paths, Path{Parent: parent, Class: class, Depth: paths[parent].Depth + 1, MaxRun: 1})
+			dup = append(dup, onStack(parent, class))
 			lastClass, lastChild = append(lastClass, -1), append(lastChild, 0)
 			child[k] = i
 		}
 		lastClass[parent], lastChild[parent] = class, i
 		return i
 	}
-	// onPath reports whether class c names a frame of node p's stack;
-	// asked only past the depth cap, so answers are kept per node.
+	// onPath is onStack for every object past the depth cap: its answers
+	// are kept per node.
 	seen := map[uint64]bool{}
 	onPath := func(p, c int32) bool {
 		k := uint64(uint32(p))<<32 | uint64(uint32(c))
 		if v, ok := seen[k]; ok {
 			return v
 		}
-		found := false
-		for j := p; paths[j].Depth > 1; j = paths[j].Parent {
-			if paths[j].Class == c {
-				found = true
-				break
-			}
-		}
+		found := onStack(p, c)
 		seen[k] = found
 		return found
 	}
