@@ -26,10 +26,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	warmed := make(chan struct{})
 	go func() {
 		defer close(warmed)
-		if w := s.a.warmAhead(pre); w != nil {
-			w.wrote(len(pre))
-			w.finishAll()
-		}
+		s.a.faultIn(pre)
 		debug.FreeOSMemory()
 	}()
 	allowed := s.strongReach()

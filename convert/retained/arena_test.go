@@ -82,10 +82,7 @@ func TestWarmer(t *testing.T) {
 	}
 	whole := alloc[uint32](mem, n, n)
 	whole[7] = 7
-	if w := mem.warmAhead(whole); w != nil {
-		w.wrote(n)
-		w.finishAll()
-	}
+	mem.faultIn(whole)
 	if whole[7] != 7 || whole[8] != 0 {
 		t.Errorf("a warmed array changed: %d %d", whole[7], whole[8])
 	}

@@ -26,11 +26,26 @@ const (
 	warmChunk  = 512 << 10
 )
 
+// canWarm reports whether faulting a's pages in gains anything: not
+// without an arena, for spilled files, or without populate.
+func (a *arena) canWarm() bool { return a != nil && a.anon && canPopulate }
+
+// faultIn faults all of s in now, for an array a walk will write in no
+// order (called on a core the walk does not use).
+func (a *arena) faultIn(s []uint32) {
+	if a.canWarm() {
+		populateWords(s[:cap(s)])
+	}
+}
+
+func populateWords(s []uint32) {
+	populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*4))
+}
+
 // warmAhead starts a warmer over arrays (none of smaller capacity than
-// the first), or returns nil where there is nothing to gain (no arena,
-// spilled files, no populate on this system).
+// the first), or returns nil where there is nothing to gain (canWarm).
 func (a *arena) warmAhead(arrays ...[]uint32) *warmer {
-	if a == nil || !a.anon || !canPopulate {
+	if !a.canWarm() {
 		return nil
 	}
 	w := &warmer{arrays: arrays, stop: make(chan struct{}), done: make(chan struct{})}
@@ -45,8 +60,7 @@ func (w *warmer) run() {
 		if ahead := int(w.progress.Load()) + warmWindow; pos < ahead {
 			end := min(pos+warmChunk, limit)
 			for _, s := range w.arrays {
-				b := s[pos:end:end]
-				populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(b))), len(b)*4))
+				populateWords(s[pos:end:end])
 			}
 			pos = end
 			continue
@@ -73,7 +87,3 @@ func (w *warmer) finish() {
 		<-w.done
 	}
 }
-
-// finishAll waits until the warmer has faulted in every page, for an
-// array written in no order (told it is written whole).
-func (w *warmer) finishAll() { <-w.done }
