@@ -185,7 +185,7 @@ func (s *scanner) byDFS(pre []uint32, m int, spare []uint32) (*dfsOrder, []uint3
 		}
 		w := s.obj.w[v]
 		d.obj.w[a] = w
-		if w&wideSize == wideSize {
+		if isWide(w) {
 			d.obj.wide[a] = s.obj.wide[uint32(v)]
 		}
 		st.ReachableBytes += s.obj.shallow(uint32(v))

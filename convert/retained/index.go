@@ -35,6 +35,10 @@ type idIndex struct {
 // noBlock marks a block without IDs in idIndex.dir.
 const noBlock = 1<<32 - 1
 
+// denseBitmap returns a zeroed bitmap for positions 0..span, in whole
+// 512-bit blocks, as newDense takes it.
+func denseBitmap(span uint64) []uint64 { return make([]uint64, (span/64+1+7)&^7) }
+
 // newDense makes the dense form from a bitmap of whole blocks (bit p:
 // ID lo + p<<shift), keeping only the blocks with an ID.
 func newDense(flat []uint64, lo uint64, shift uint) *idIndex {
@@ -93,7 +97,7 @@ func newObjectIndex(chunks [][]uint64) (*idIndex, int) {
 		}
 		return newIDIndex(all)
 	}
-	flat := make([]uint64, (span/64+1+7)&^7) // whole blocks
+	flat := denseBitmap(span)
 	for _, c := range chunks {
 		for _, id := range c {
 			p := (id - lo) >> shift

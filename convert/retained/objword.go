@@ -38,10 +38,13 @@ func packObj(cls uint32, size int64) (w uint32, ok bool) {
 	return cls&classObjFlag | (cls&^classObjFlag)<<sizeBits | uint32(size), true
 }
 
+// isWide reports whether word w stands for an object kept in the map.
+func isWide(w uint32) bool { return w&wideSize == wideSize }
+
 // class returns the class number of object v, flagged for class objects.
 func (o *objWords) class(v uint32) uint32 {
 	w := o.w[v]
-	if w&wideSize == wideSize {
+	if isWide(w) {
 		return o.wide[v].cls
 	}
 	return w&classObjFlag | (w&^classObjFlag)>>sizeBits
@@ -50,7 +53,7 @@ func (o *objWords) class(v uint32) uint32 {
 // shallow returns the shallow size of object v.
 func (o *objWords) shallow(v uint32) int64 {
 	w := o.w[v]
-	if w&wideSize == wideSize {
+	if isWide(w) {
 		return o.wide[v].size
 	}
 	return int64(w & wideSize)

@@ -62,7 +62,7 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 		}
 		return s.index(chunks)
 	}
-	flat := make([]uint64, (span/64+1+7)&^7) // whole blocks
+	flat := denseBitmap(span)
 	if noted != nil {
 		for i := range noted {
 			noted[i].orInto(flat, lo, shift)
