@@ -13,12 +13,7 @@ dir=${1:?usage: scripts/bench-retained.sh DIR [ROUNDS]}
 rounds=${2:-3}
 root=$(cd "$(dirname "$0")/.." && pwd)
 memlimit=$root/../shared/bench/memlimit.sh
-bin=$(mktemp -d)/hprof2pprof
-out=$(mktemp -d)
-trap 'rm -rf "$(dirname "$bin")" "$out"' EXIT
-tags=""
-[ -f /usr/include/libdeflate.h ] && tags=libdeflate # as `make build` does
-(cd "$root" && go build -tags "$tags" -o "$bin" ./cmd/hprof2pprof)
+. "$root/scripts/bench-build.sh"
 
 timed() { # timed CMD...: prints "wall cpu rss_MB"
 	/usr/bin/time -f "%e %U %S %M" -o "$out/t" "$@" >/dev/null 2>"$out/err" || { echo "failed"; return; }
@@ -26,7 +21,7 @@ timed() { # timed CMD...: prints "wall cpu rss_MB"
 	printf '%.2f %.2f %d' "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1000))"
 }
 
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3); build tags: ${tags:-none}"
+machine
 echo
 echo "| input | round | heap view: wall s, CPU s, max RSS MB | retained view: wall s, CPU s, max RSS MB | retained ÷ heap (wall, CPU) |"
 echo "|---|---|---|---|---|"

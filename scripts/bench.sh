@@ -7,12 +7,7 @@
 set -euo pipefail
 dir=${1:?usage: scripts/bench.sh DIR}
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(mktemp -d)/hprof2pprof
-out=$(mktemp -d)
-trap 'rm -rf "$(dirname "$bin")" "$out"' EXIT
-tags=""
-[ -f /usr/include/libdeflate.h ] && tags=libdeflate # as `make build` does
-(cd "$root" && go build -tags "$tags" -o "$bin" ./cmd/hprof2pprof)
+. "$root/scripts/bench-build.sh"
 
 run() { # run NAME FILE CMD...: two timed runs, one table row each
 	local name=$1 file=$2; shift 2
@@ -25,7 +20,7 @@ run() { # run NAME FILE CMD...: two timed runs, one table row each
 	done
 }
 
-echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3); build tags: ${tags:-none}"
+machine
 echo
 echo "| tool | input | wall s | CPU s | max RSS MiB | input GB/s |"
 echo "|---|---|---|---|---|---|"
