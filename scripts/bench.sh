@@ -14,7 +14,7 @@ run() { # run NAME FILE CMD...: two timed runs, one table row each
 	for i in 1 2; do
 		/usr/bin/time -f "%e %U %S %M" -o "$out/t" "$@" >/dev/null 2>&1 || { echo "| $name | $(basename "$file") | failed | | | |"; continue; }
 		read -r wall user sys rss <"$out/t"
-		local size; size=$(stat -c %s "$file")
+		local size; size=$(stat -L -c %s "$file")
 		printf '| %s | %s | %.2f | %.2f | %d | %.2f |\n' "$name" "$(basename "$file")" "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1024))" \
 			"$(echo "scale=2; $size / 1000000000 / $wall" | bc)"
 	done
