@@ -172,7 +172,7 @@ func Start(ctx context.Context, t *Target, o Options) (string, error) {
 		return "", err
 	}
 	sock := t.socketPath()
-	if err := t.clearStale(ctx, sock); err != nil {
+	if err := t.RemoveStaleSocket(ctx); err != nil {
 		return "", err
 	}
 	if ok, err := t.checkSocket(sock); ok || err != nil {
@@ -281,6 +281,12 @@ func (t *Target) createTrigger() (string, error) {
 		return "", fmt.Errorf("%w: pid %d", ErrJVMGone, t.PID)
 	}
 	return "", fmt.Errorf("pid %d: cannot create the attach trigger file: %w", t.PID, firstErr)
+}
+
+// RemoveStaleSocket removes the JVM's attach socket when nothing listens
+// on it (see clearStale); Start does it first.
+func (t *Target) RemoveStaleSocket(ctx context.Context) error {
+	return t.clearStale(ctx, t.socketPath())
 }
 
 // clearStale removes a socket nothing listens on. A JVM killed

@@ -7,9 +7,7 @@ import (
 	"bufio"
 	"context"
 	"crypto/sha256"
-	"errors"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,9 +15,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/hprof2pprof/hprof2pprof/agent/attach"
 )
 
 // RequiredInCI is the JDK that scripts/setup-jdk.sh installs: under CI
@@ -186,11 +185,8 @@ func Start(t testing.TB, s Spec) *JVM {
 	// An attach socket nothing listens on was left by a killed process
 	// of this PID (an earlier run's); tests that look for the JVM's
 	// socket must not see it. (A JVM run with -Xrs has a live one.)
-	sock := fmt.Sprintf("/proc/%d/root/tmp/.java_pid%d", j.PID, j.NSPID)
-	if c, err := net.Dial("unix", sock); err == nil {
-		c.Close()
-	} else if errors.Is(err, syscall.ECONNREFUSED) {
-		os.Remove(sock)
+	if tg, err := attach.Resolve(j.PID); err == nil {
+		tg.RemoveStaleSocket(context.Background())
 	}
 	return j
 }
