@@ -269,21 +269,22 @@ func inTurn(sink *graph.ObjectSink, prev <-chan struct{}) *graph.ObjectSink {
 	}
 	var once sync.Once
 	wait := func() { once.Do(func() { <-prev }) }
-	w := &graph.ObjectSink{}
-	if f := sink.Object; f != nil {
-		w.Object = func(o *graph.Object) error { wait(); return f(o) }
-	}
-	if f := sink.Ref; f != nil {
-		w.Ref = func(r *graph.Ref) error { wait(); return f(r) }
-	}
-	if f := sink.String; f != nil {
-		w.String = func(s *graph.String) error { wait(); return f(s) }
-	}
-	if f := sink.Root; f != nil {
-		w.Root = func(r *graph.Root) error { wait(); return f(r) }
+	w := &graph.ObjectSink{
+		Object: afterWait(wait, sink.Object),
+		Ref:    afterWait(wait, sink.Ref),
+		String: afterWait(wait, sink.String),
+		Root:   afterWait(wait, sink.Root),
 	}
 	if f := sink.Done; f != nil {
 		w.Done = func() error { wait(); return f() }
 	}
 	return w
+}
+
+// afterWait is f (nil stays nil), called once wait returns.
+func afterWait[T any](wait func(), f func(T) error) func(T) error {
+	if f == nil {
+		return nil
+	}
+	return func(x T) error { wait(); return f(x) }
 }
