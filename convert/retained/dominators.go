@@ -1,5 +1,7 @@
 package retained
 
+import "runtime"
+
 // treeEdge marks, in a reference rewritten by dfs, the edge that first
 // reached its target: the DFS tree edge, whose source is the target's
 // DFS parent. DFS numbers are below 1<<31 (objects are, see classObjFlag).
@@ -163,8 +165,8 @@ func predecessors(a *arena, m int, roots []uint32, g *csr, pre, off []uint32, ga
 
 // dominators computes the immediate dominator of every DFS number with
 // the semi-NCA algorithm (Georgiadis; semidominators by Lengauer–Tarjan
-// with path compression, then a walk up the DFS tree). parent is used as
-// the compression forest and overwritten. idom[0] is 0. The arrays it
+// with path compression, then a walk up the DFS tree). parent is
+// overwritten (with the semidominators). idom[0] is 0. The arrays it
 // makes take the memory of spare ones, in order, when the caller has
 // some (see reuse): each is written before it is read.
 func dominators(al *arena, parent, off, preds []uint32, spare ...[]uint32) (idom []uint32) {
@@ -179,60 +181,74 @@ func dominators(al *arena, parent, off, preds []uint32, spare ...[]uint32) (idom
 	}
 	idom = next()
 	copy(idom, parent)
-	semi := next()
-	// best[v] is the smallest semidominator on v's compressed path: the
-	// semi of the "label" vertex of Lengauer–Tarjan, kept by value so an
-	// evaluation reads one array less. Only numbers above the current one
-	// are evaluated (a smaller one is its own answer), so neither array
-	// needs setting up.
-	best := next()
 	for _, b := range spare {
 		free(al, b)
 	}
-	anc := parent
+	// The compression forest: for number v, its ancestor in the low word
+	// and, in the high word, best: the smallest semidominator on v's
+	// compressed path (the semi of the "label" vertex of Lengauer–Tarjan,
+	// kept by value). Both are read at once at every step of an
+	// evaluation, which is a random walk over the numbers: one word
+	// spares a cache miss per step. best is set when v is done; only
+	// numbers above the current one are evaluated (a smaller one is its
+	// own answer), so it needs no setting up.
+	forest := alloc[uint64](al, m, m)
+	for v, p := range parent {
+		forest[v] = uint64(p)
+	}
+	semi := parent // the DFS parent of w is read only before semi[w] is written
 	var stack []uint32
+	var touched uint64
 	eval := func(v, last uint32) uint32 {
-		if anc[v] < last {
-			return best[v]
+		f := forest[v]
+		if uint32(f) < last {
+			return uint32(f >> 32)
 		}
 		stack = stack[:0]
 		for {
 			stack = append(stack, v)
-			v = anc[v]
-			if anc[v] < last {
+			v = uint32(f)
+			f = forest[v]
+			if uint32(f) < last {
 				break
 			}
 		}
-		p := v
-		pb := best[p]
+		// v is the top of the path, f its word; walking back down, each
+		// node is linked to v's ancestor and takes the smaller best.
+		top, pb := f&0xffffffff, f>>32
 		for len(stack) > 0 {
 			v = stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
-			anc[v] = anc[p]
-			if vb := best[v]; pb < vb {
-				best[v] = pb
-			} else {
-				pb = vb
-			}
-			p = v
+			vb := forest[v] >> 32
+			pb = min(pb, vb)
+			forest[v] = pb<<32 | top
 		}
-		return best[v]
+		return uint32(pb)
 	}
 	for w := m - 1; w >= 1; w-- {
-		s := anc[w] // the DFS parent: not compressed yet
-		for _, v := range preds[off[w]:off[w+1]] {
-			if v <= uint32(w) {
-				// Not evaluated yet (or the virtual root): itself.
-				s = min(s, v)
-			} else if u := eval(v, uint32(w)+1); u < s {
-				s = u
+		s := uint32(forest[w]) // the DFS parent: not compressed yet
+		ps := preds[off[w]:off[w+1]]
+		for len(ps) > 0 {
+			batch := ps[:min(len(ps), touchBatch)]
+			ps = ps[len(batch):]
+			if len(batch) > 1 {
+				touched ^= touch(forest, batch)
+			}
+			for _, v := range batch {
+				if v <= uint32(w) {
+					// Not evaluated yet (or the virtual root): itself.
+					s = min(s, v)
+				} else if u := eval(v, uint32(w)+1); u < s {
+					s = u
+				}
 			}
 		}
 		semi[w] = s
-		best[w] = s
+		forest[w] = uint64(s)<<32 | forest[w]&0xffffffff
 	}
-	free(al, best)
-	best = nil
+	runtime.KeepAlive(touched)
+	free(al, forest)
+	forest = nil
 	for w := 1; w < m; w++ {
 		c := idom[w]
 		for c > semi[w] {
@@ -240,6 +256,24 @@ func dominators(al *arena, parent, off, preds []uint32, spare ...[]uint32) (idom
 		}
 		idom[w] = c
 	}
-	free(al, semi)
 	return idom
+}
+
+// touchBatch is how many predecessors touch reads ahead.
+const touchBatch = 16
+
+// touch reads the forest words of the numbers in batch and of their
+// ancestors: loads that do not depend on one another, so the processor
+// has them all on the way at once, where an evaluation waits for each
+// in turn. The evaluations then find them in the cache. The caller keeps
+// the result alive (runtime.KeepAlive), or the loads would be dropped.
+func touch(forest []uint64, batch []uint32) uint64 {
+	var x uint64
+	for _, v := range batch {
+		x ^= forest[v]
+	}
+	for _, v := range batch {
+		x ^= forest[uint32(forest[v])]
+	}
+	return x
 }
