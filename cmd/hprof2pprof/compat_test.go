@@ -34,6 +34,9 @@ func TestForeignInputs(t *testing.T) {
 		{write("x.jfr", []byte("FLR\x00\x00\x02\x00\x00\x00\x00\x00\x00\x00\x00\x10\x00")), "Flight Recorder"},
 		{write("x.bin", random), "not an HPROF file (looks like binary data"},
 		{write("histo.txt", []byte("   171       44312  [C\r\n    16       43536  [B\r\n    33       10032  <objArrayKlassKlass>\r\n   211        8272  [Ljava.lang.Object;\r\n")), "class histogram"},
+		// jcmd PID GC.class_histogram (JDK 25): the PID line first, a
+		// module after each class name, a Total row last.
+		{write("histo3.txt", []byte("9945:\n num     #instances         #bytes  class name (module)\n-------------------------------------------------------\n   1:         13178         684256  [B (java.base@25.0.3)\n   2:             4         420448  [Ljdk.internal.vm.FillerElement; (java.base@25.0.3)\n   3:         12890         309360  java.lang.String (java.base@25.0.3)\nTotal         26072        1414064\n")), "class histogram"},
 		{write("histo2.txt", []byte(" num     #instances         #bytes  class name\n----------------------------------------------\n   1:          4764         653024  <methodKlass>\n   2:          4764         587360  <constMethodKlass>\n   3:           330         367144  <constantPoolKlass>\n")), "class histogram"},
 		// py-hprof's basic_reads test file: a 1.0.3 header and one record
 		// with the unknown tag 0xFF.
