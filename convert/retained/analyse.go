@@ -219,16 +219,23 @@ func (s *scanner) strongReach() []bool {
 		s.g.addDeg(v, -1)
 	}
 	seen := alloc[bool](s.a, len(s.obj.w), len(s.obj.w))
-	reach(s.roots, &s.g, seen)
+	reach(s.roots, &s.g, seen, nil)
 	// The class objects of reached objects are live too, and what their
-	// statics reach: rounds until no new class is reached.
+	// statics reach: rounds until no new class is reached. The first
+	// round looks at every object; the others at those the round before
+	// reached (few: what statics hold).
 	used := make([]bool, len(s.classes))
-	for {
-		for v, ok := range seen {
-			if c := s.obj.class(uint32(v)); ok && c&classObjFlag == 0 {
-				used[c] = true
-			}
+	note := func(v uint32) {
+		if c := s.obj.class(v); c&classObjFlag == 0 {
+			used[c] = true
 		}
+	}
+	for v, ok := range seen {
+		if ok {
+			note(uint32(v))
+		}
+	}
+	for {
 		var extra []uint32
 		for i, c := range s.classes {
 			if used[i] && c.node != noNode && !seen[c.node] {
@@ -238,7 +245,7 @@ func (s *scanner) strongReach() []bool {
 		if len(extra) == 0 {
 			break
 		}
-		reach(extra, &s.g, seen)
+		reach(extra, &s.g, seen, note)
 	}
 	for _, v := range weak {
 		s.g.addDeg(v, +1)

@@ -78,7 +78,8 @@ func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWo
 }
 
 // reach marks in seen what the roots reach, without changing the graph.
-func reach(roots []uint32, g *csr, seen []bool) {
+// When marked is set, it is called with each object reach marks.
+func reach(roots []uint32, g *csr, seen []bool, marked func(uint32)) {
 	var stack []uint32
 	for _, r := range roots {
 		if seen[r] {
@@ -89,6 +90,9 @@ func reach(roots []uint32, g *csr, seen []bool) {
 		for len(stack) > 0 {
 			v := stack[len(stack)-1]
 			stack = stack[:len(stack)-1]
+			if marked != nil {
+				marked(v)
+			}
 			for _, w := range g.out(v) {
 				if !seen[w] {
 					seen[w] = true
