@@ -209,6 +209,19 @@ func TestObjectIndex(t *testing.T) {
 				t.Fatalf("iter %d: found 0x%x", iter, miss)
 			}
 		}
+		// lookupNext answers as lookup does, for the IDs in dump order
+		// (mostly ascending, some out of order and repeated) with
+		// misses between them.
+		var c idCursor
+		for _, id := range all {
+			for _, q := range []uint64{id, id + 8, id + 1, id} {
+				got, ok := x.lookupNext(q, &c)
+				want, wok := x.lookup(q)
+				if got != want || ok != wok {
+					t.Fatalf("iter %d: lookupNext(0x%x) = %d %v, lookup %d %v", iter, q, got, ok, want, wok)
+				}
+			}
+		}
 	}
 }
 

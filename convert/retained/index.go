@@ -223,6 +223,44 @@ func (x *idIndex) lookup(id uint64) (uint32, bool) {
 	return 0, false
 }
 
+// idCursor is where the last lookupNext found its ID (dense form).
+type idCursor struct {
+	p  uint64 // its position
+	r  uint32 // its number
+	wi int    // its word in idIndex.words
+	ok bool
+}
+
+// lookupNext is lookup for IDs that mostly ascend in small steps (the
+// objects of a heap record, in dump order): an ID in the same bitmap
+// word as the last one's, after it, is numbered from the last one with
+// one population count.
+func (x *idIndex) lookupNext(id uint64, c *idCursor) (uint32, bool) {
+	if x.dir == nil || id < x.min {
+		return x.lookup(id)
+	}
+	d := id - x.min
+	p := d >> x.shift
+	if c.ok && p > c.p && p>>6 == c.p>>6 && p<<x.shift == d {
+		w := x.words[c.wi]
+		bit := uint64(1) << (p & 63)
+		if w&bit == 0 {
+			return 0, false
+		}
+		// The bits after the last one's, before this one's.
+		between := w & (bit - 1) &^ (uint64(2)<<(c.p&63) - 1)
+		r := c.r + 1 + uint32(bits.OnesCount64(between))
+		c.p, c.r = p, r
+		return r, true
+	}
+	r, ok := x.lookup(id)
+	if ok {
+		k := x.dir[p>>9] >> 32
+		*c = idCursor{p: p, r: r, wi: int(8*k + (p>>6)&7), ok: true}
+	}
+	return r, ok
+}
+
 // sortRuns sorts ids by merging its ascending runs, bottom-up. Heap dumps
 // list objects mostly in address order (CLASS DUMPs first, then a few
 // long runs), so this is a few passes over the data instead of a full

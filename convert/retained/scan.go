@@ -358,6 +358,7 @@ type filler struct {
 	pos, lim uint32 // next free and end of this filler's part of s.g.edges
 	lastCls  uint64 // one-entry cache for classOf
 	lastIdx  uint32
+	cur      idCursor // the last object's place in the ID index
 	wide     map[uint32]wideObj // objects whose words did not hold them
 	deg      map[uint32]uint32  // objects with wideDeg references
 	roots    []rootRef
@@ -414,7 +415,7 @@ func (f *filler) classOf(id uint64) uint32 {
 // object starts object id and returns its number.
 func (f *filler) object(id uint64, cls uint32, size int64) (uint32, bool) {
 	s := f.s
-	i, ok := s.ix.lookup(id)
+	i, ok := s.ix.lookupNext(id, &f.cur)
 	if !ok {
 		return 0, false
 	}
