@@ -358,7 +358,7 @@ type filler struct {
 	pos, lim uint32 // next free and end of this filler's part of s.g.edges
 	lastCls  uint64 // one-entry cache for classOf
 	lastIdx  uint32
-	cur      idCursor // the last object's place in the ID index
+	cur      idCursor           // the last object's place in the ID index
 	wide     map[uint32]wideObj // objects whose words did not hold them
 	deg      map[uint32]uint32  // objects with wideDeg references
 	roots    []rootRef
