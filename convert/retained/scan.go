@@ -358,12 +358,16 @@ type filler struct {
 	pos, lim uint32 // next free and end of this filler's part of s.g.edges
 	lastCls  uint64 // one-entry cache for classOf
 	lastIdx  uint32
-	cur      idCursor           // the last object's place in the ID index
-	wide     map[uint32]wideObj // objects whose words did not hold them
-	deg      map[uint32]uint32  // objects with wideDeg references
-	roots    []rootRef
-	weak     []uint32 // objects whose last reference is a Reference.referent
-	stats    Stats    // RootRecords, Dangling, ReferentsSkipped
+	clsCache [64]struct {
+		id  uint64
+		idx uint32
+	}
+	cur   idCursor           // the last object's place in the ID index
+	wide  map[uint32]wideObj // objects whose words did not hold them
+	deg   map[uint32]uint32  // objects with wideDeg references
+	roots []rootRef
+	weak  []uint32 // objects whose last reference is a Reference.referent
+	stats Stats    // RootRecords, Dangling, ReferentsSkipped
 }
 
 type rootRef struct {
@@ -404,9 +408,16 @@ func (f *filler) classOf(id uint64) uint32 {
 	if id == f.lastCls {
 		return f.lastIdx
 	}
-	i, ok := f.s.classIx.lookup(id)
-	if !ok {
-		i = f.s.unknown
+	// A few classes have most objects, interleaved: a small cache by
+	// the ID's low bits (above the alignment) spares most lookups.
+	e := &f.clsCache[(id>>3)%uint64(len(f.clsCache))]
+	i := e.idx
+	if e.id != id || id == 0 {
+		var ok bool
+		if i, ok = f.s.classIx.lookup(id); !ok {
+			i = f.s.unknown
+		}
+		e.id, e.idx = id, i
 	}
 	f.lastCls, f.lastIdx = id, i
 	return i
