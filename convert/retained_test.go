@@ -194,3 +194,35 @@ func BenchmarkRetained(b *testing.B) {
 		}
 	}
 }
+
+// TestRetainedClassWithoutDump: an instance whose class has no CLASS DUMP
+// has no known fields, so none of its bytes are references (they were
+// once read as a Reference's referent: a bogus edge, and a panic when
+// the instance had fewer than 8 bytes). Here U's 8 bytes hold B's ID;
+// B is still A's alone, and an empty instance of an unknown class
+// converts.
+func TestRetainedClassWithoutDump(t *testing.T) {
+	cls := be(uint8(0x20), uint64(100), uint32(0), uint64(0), uint64(0), uint64(0), uint64(0), uint64(0), uint64(0),
+		uint32(8), uint16(0), uint16(0), uint16(1), uint64(2), uint8(2)) // one object field
+	inst := func(id, class uint64, payload ...any) []byte {
+		p := be(payload...)
+		return cat(be(uint8(0x21), id, uint32(0), class, uint32(len(p))), p)
+	}
+	root := func(id uint64) []byte { return be(uint8(0xFF), id) }
+	dump := base().record(0x1C, cat(cls,
+		inst(8, 100, uint64(16)), // A -> B
+		inst(16, 100, uint64(0)), // B
+		inst(24, 999, uint64(16)),
+		inst(32, 999),
+		root(8), root(24), root(32))).record(0x2C, nil).Bytes()
+	path := filepath.Join(t.TempDir(), "unknown-class.hprof")
+	if err := os.WriteFile(path, dump, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, res := retainedOf(t, path, false)
+	a, _ := res.Retained(8)
+	b, _ := res.Retained(16)
+	if a <= b || b <= 0 {
+		t.Errorf("retained: A %d, B %d; want A to hold B (A > B > 0)", a, b)
+	}
+}

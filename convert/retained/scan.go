@@ -97,12 +97,12 @@ func newScanner(in Input) (*scanner, error) {
 		i, ok := byName[name]
 		if !ok {
 			i = uint32(len(s.classes))
-			s.classes = append(s.classes, layout{name: name, node: noNode})
+			s.classes = append(s.classes, layout{name: name, node: noNode, referent: -1})
 		}
 		s.prim[t] = i
 	}
 	s.unknown = uint32(len(s.classes))
-	s.classes = append(s.classes, layout{name: "<class without CLASS DUMP>", node: noNode})
+	s.classes = append(s.classes, layout{name: "<class without CLASS DUMP>", node: noNode, referent: -1})
 	if uint64(len(s.classes)) >= uint64(classObjFlag) {
 		return nil, errf(ErrTooLarge, "%d classes", len(s.classes))
 	}
