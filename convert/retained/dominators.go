@@ -200,7 +200,7 @@ func dominators(al *arena, parent, off, preds []uint32, spare ...[]uint32) (idom
 	for v, p := range parent {
 		forest[v] = uint64(p)
 	}
-	semi := parent // the DFS parent of w is read only before semi[w] is written
+	semi := parent // the parents are in idom and forest now: parent's memory takes the semidominators
 	var stack []uint32
 	var touched uint64
 	eval := func(v, last uint32) uint32 {
