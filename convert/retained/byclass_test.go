@@ -3,6 +3,7 @@ package retained
 import (
 	"maps"
 	"math/rand/v2"
+	"sync/atomic"
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
@@ -14,6 +15,8 @@ import (
 // classes share names now and then (one class in two loaders), with long
 // runs of one class, and past the depth cap.
 func TestByClassTopAgainstWalk(t *testing.T) {
+	defer func(e int) { markEvery = e }(markEvery)
+	markEvery = 64
 	rng := rand.New(rand.NewPCG(7, 8))
 	for iter := range 400 {
 		nc := 1 + rng.IntN(6)
@@ -62,9 +65,17 @@ func TestByClassTopAgainstWalk(t *testing.T) {
 			ret[idom[a]] += ret[a]
 		}
 		top := make([]uint64, m/64+1)
-		s.paths(idom, d, top, nil, nil)
+		// As in analyse: the totals follow the paths on another
+		// goroutine, told every 64 objects how far they are marked.
+		var marked atomic.Int64
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			s.paths(idom, d, top, nil, nil, &marked)
+		}()
+		got := s.byClassTop(idom, &d.obj, top, ret, &marked)
+		<-done
 		want := s.byClass(idom, cls, ret)
-		got := s.byClassTop(idom, &d.obj, top, ret)
 		if got == nil {
 			t.Fatalf("iter %d: byClassTop gave up on %d objects", iter, m)
 		}
