@@ -6,7 +6,6 @@ import (
 	"runtime/debug"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
@@ -122,9 +121,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// The totals by class follow the paths on this core, as far as the
 	// paths have marked (marked: a multiple of 64, so no word of top the
 	// paths still write is read).
-	var marked atomic.Int64
+	marked := markedChan(m)
 	wg.Go(func() {
-		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, spare[0], spare[1], &marked)
+		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, spare[0], spare[1], marked)
 	})
 	ret := alloc[int64](s.a, m, m)
 	for a := 1; a < m; a++ {
@@ -134,7 +133,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	for a := m - 1; a >= 1; a-- {
 		ret[idom[a]] += ret[a]
 	}
-	res.ByClass = s.byClassTop(idom, &d.obj, top, ret, &marked)
+	res.ByClass = s.byClassTop(idom, &d.obj, top, ret, marked)
 	wg.Wait()
 	free(s.a, top)
 	if res.ByClass == nil {
@@ -295,7 +294,7 @@ func (s *scanner) collect() {
 //
 // It also sets in top the bit of every object whose class names no frame
 // of its dominator's stack: no object of its class (name) dominates it.
-func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spareRun []uint32, marked *atomic.Int64) (paths []Path, names, kinds []string) {
+func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spareRun []uint32, marked chan<- int) (paths []Path, names, kinds []string) {
 	m := len(idom)
 	// Class names, interned: two classes of one name share frames.
 	nameIdx := map[string]int32{}
@@ -431,10 +430,10 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spare
 		q.Objects++
 		q.Bytes += d.obj.shallow(uint32(a))
 		if a&(markEvery-1) == markEvery-1 {
-			marked.Store(int64(a + 1))
+			marked <- a + 1
 		}
 	}
-	marked.Store(int64(m))
+	marked <- m
 	return paths, names, kinds
 }
 
@@ -445,8 +444,9 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spare
 // up its dominator chain, at most maxChainWalk steps; nil when that is
 // not enough (byClass answers then). Class objects are not instances of
 // their class and count for no class, as in the oracle. It reads the
-// marks of objects below marked only, waiting for paths to set more.
-func (s *scanner) byClassTop(idom []uint32, obj *objWords, top []uint64, ret []int64, marked *atomic.Int64) map[uint64]int64 {
+// marks of objects below what marked last said only, waiting for paths
+// to say more.
+func (s *scanner) byClassTop(idom []uint32, obj *objWords, top []uint64, ret []int64, marked <-chan int) map[uint64]int64 {
 	shared := make([]bool, len(s.classes))
 	byName := make(map[string]int, len(s.classes))
 	for i, c := range s.classes {
@@ -459,9 +459,7 @@ func (s *scanner) byClassTop(idom []uint32, obj *objWords, top []uint64, ret []i
 	lim := 0
 	for a := 1; a < len(idom); a++ {
 		for a >= lim {
-			if lim = int(marked.Load()); a >= lim {
-				runtime.Gosched()
-			}
+			lim = <-marked
 		}
 		c := obj.class(uint32(a))
 		if c&classObjFlag != 0 {
@@ -490,6 +488,11 @@ func (s *scanner) byClassTop(idom []uint32, obj *objWords, top []uint64, ret []i
 // markEvery is how often paths tells byClassTop how far it has marked:
 // a multiple of 64 (a word of marks); tests make it small.
 var markEvery = 1 << 16
+
+// markedChan is the channel paths tells byClassTop on, for m objects:
+// room for every message, so paths never waits (byClassTop may stop
+// reading early).
+func markedChan(m int) chan int { return make(chan int, m/markEvery+2) }
 
 // maxChainWalk bounds the dominator chain walks of byClassTop.
 const maxChainWalk = 256

@@ -3,7 +3,6 @@ package retained
 import (
 	"maps"
 	"math/rand/v2"
-	"sync/atomic"
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
@@ -67,13 +66,13 @@ func TestByClassTopAgainstWalk(t *testing.T) {
 		top := make([]uint64, m/64+1)
 		// As in analyse: the totals follow the paths on another
 		// goroutine, told every 64 objects how far they are marked.
-		var marked atomic.Int64
+		marked := markedChan(m)
 		done := make(chan struct{})
 		go func() {
 			defer close(done)
-			s.paths(idom, d, top, nil, nil, &marked)
+			s.paths(idom, d, top, nil, nil, marked)
 		}()
-		got := s.byClassTop(idom, &d.obj, top, ret, &marked)
+		got := s.byClassTop(idom, &d.obj, top, ret, marked)
 		<-done
 		want := s.byClass(idom, cls, ret)
 		if got == nil {
