@@ -91,9 +91,8 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// Shallow sizes, classes and root kinds by DFS number; unreachable
 	// totals. The arrays by object number go.
 	d, words := s.byDFS(pre, m, start)
-	spare := [][]uint32{words}
 	if !s.in.KeepIDs {
-		spare = append(spare, pre)
+		free(s.a, pre)
 		pre = nil
 	}
 	s.collect()
@@ -101,10 +100,10 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	s.phase("dominators")
-	idom := dominators(s.a, parent, off, preds, spare...)
+	idom := dominators(s.a, parent, off, preds, words)
 	free(s.a, preds)
-	spare, preds = [][]uint32{parent, off}, nil
-	parent, off = nil, nil
+	spare := [][]uint32{parent, off}
+	parent, off, preds = nil, nil, nil
 	s.collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -170,24 +170,13 @@ func predecessors(a *arena, m int, roots []uint32, g *csr, pre, off []uint32, ga
 // dominators computes the immediate dominator of every DFS number with
 // the semi-NCA algorithm (Georgiadis; semidominators by Lengauer–Tarjan
 // with path compression, then a walk up the DFS tree). parent is
-// overwritten (with the semidominators). idom[0] is 0. The arrays it
-// makes take the memory of spare ones, in order, when the caller has
-// some (see reuse): each is written before it is read.
-func dominators(al *arena, parent, off, preds []uint32, spare ...[]uint32) (idom []uint32) {
+// overwritten (with the semidominators). idom[0] is 0. idom takes the
+// memory of spare, an array the caller is done with (see reuse; nil:
+// fresh memory).
+func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32) {
 	m := len(parent)
-	next := func() []uint32 {
-		if len(spare) == 0 {
-			return alloc[uint32](al, m, m)
-		}
-		b := reuse[uint32](al, spare[0], m)
-		spare = spare[1:]
-		return b
-	}
-	idom = next()
+	idom = reuse[uint32](al, spare, m)
 	copy(idom, parent)
-	for _, b := range spare {
-		free(al, b)
-	}
 	// The compression forest: for number v, its ancestor in the low word
 	// and, in the high word, best: the smallest semidominator on v's
 	// compressed path (the semi of the "label" vertex of Lengauer–Tarjan,
