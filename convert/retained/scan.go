@@ -53,8 +53,7 @@ type scanner struct {
 	classIx *classHash  // class object ID → class number (classes are sorted by ID)
 	prim    [256]uint32 // element type → class number of its array class
 	unknown uint32      // class number for objects of unknown class
-	lastCls uint64      // one-entry cache for classOf (pass 1)
-	lastIdx uint32
+	cls     classCache  // for classOf (pass 1)
 
 	// Pass 1.
 	ids      []uint64
@@ -152,15 +151,30 @@ func (s *scanner) setLayouts() {
 }
 
 // classOf returns the class number of a class object ID.
-func (s *scanner) classOf(id uint64) uint32 {
-	if id == s.lastCls {
-		return s.lastIdx
+func (s *scanner) classOf(id uint64) uint32 { return s.cls.get(s, id) }
+
+// classCache answers classOf ahead of the class index. A few classes
+// have most objects, interleaved in a dump: a small direct-mapped cache
+// by the ID's low bits (above the alignment) spares most lookups. The
+// zero value is ready. ID 0 (null) is the unknown class.
+type classCache [64]struct {
+	id  uint64
+	idx uint32
+}
+
+func (c *classCache) get(s *scanner, id uint64) uint32 {
+	if id == 0 {
+		return s.unknown
+	}
+	e := &c[(id>>3)%uint64(len(c))]
+	if e.id == id {
+		return e.idx
 	}
 	i, ok := s.classIx.lookup(id)
 	if !ok {
 		i = s.unknown
 	}
-	s.lastCls, s.lastIdx = id, i
+	e.id, e.idx = id, i
 	return i
 }
 
@@ -183,7 +197,6 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 	}
 	s.g.edges = s.g.edges[:cap(s.g.edges)]
 	f := s.newFiller(0, uint32(len(s.g.edges)))
-	s.lastCls, s.lastIdx = 0, s.unknown
 	var dumps hprof.DumpCounter
 	found := false
 	var next int64
@@ -354,20 +367,15 @@ func (s *scanner) segments(ctx context.Context) error {
 // array.
 type filler struct {
 	s        *scanner
-	first    uint32 // start of this filler's part of s.g.edges
-	pos, lim uint32 // next free and end of this filler's part of s.g.edges
-	lastCls  uint64 // one-entry cache for classOf
-	lastIdx  uint32
-	clsCache [64]struct {
-		id  uint64
-		idx uint32
-	}
-	cur   idCursor           // the last object's place in the ID index
-	wide  map[uint32]wideObj // objects whose words did not hold them
-	deg   map[uint32]uint32  // objects with wideDeg references
-	roots []rootRef
-	weak  []uint32 // objects whose last reference is a Reference.referent
-	stats Stats    // RootRecords, Dangling, ReferentsSkipped
+	first    uint32             // start of this filler's part of s.g.edges
+	pos, lim uint32             // next free and end of this filler's part of s.g.edges
+	cls      classCache         // for classOf
+	cur      idCursor           // the last object's place in the ID index
+	wide     map[uint32]wideObj // objects whose words did not hold them
+	deg      map[uint32]uint32  // objects with wideDeg references
+	roots    []rootRef
+	weak     []uint32 // objects whose last reference is a Reference.referent
+	stats    Stats    // RootRecords, Dangling, ReferentsSkipped
 }
 
 type rootRef struct {
@@ -376,7 +384,7 @@ type rootRef struct {
 }
 
 func (s *scanner) newFiller(pos, lim uint32) *filler {
-	return &filler{s: s, first: pos, pos: pos, lim: lim, lastIdx: s.unknown}
+	return &filler{s: s, first: pos, pos: pos, lim: lim}
 }
 
 // merge adds what a filler found, in the order fillers are merged.
@@ -403,25 +411,9 @@ func (s *scanner) merge(f *filler) {
 	s.stats.ReferentsSkipped += f.stats.ReferentsSkipped
 }
 
-// classOf returns the class number of a class object ID.
-func (f *filler) classOf(id uint64) uint32 {
-	if id == f.lastCls {
-		return f.lastIdx
-	}
-	// A few classes have most objects, interleaved: a small cache by
-	// the ID's low bits (above the alignment) spares most lookups.
-	e := &f.clsCache[(id>>3)%uint64(len(f.clsCache))]
-	i := e.idx
-	if e.id != id || id == 0 {
-		var ok bool
-		if i, ok = f.s.classIx.lookup(id); !ok {
-			i = f.s.unknown
-		}
-		e.id, e.idx = id, i
-	}
-	f.lastCls, f.lastIdx = id, i
-	return i
-}
+// classOf returns the class number of a class object ID (each filler
+// has its own cache: fillers run at once).
+func (f *filler) classOf(id uint64) uint32 { return f.cls.get(f.s, id) }
 
 // object starts object id and returns its number.
 func (f *filler) object(id uint64, cls uint32, size int64) (uint32, bool) {
