@@ -228,11 +228,7 @@ func (s *scanner) strongReach() []bool {
 	// round looks at every object; the others at those the round before
 	// reached (few: what statics hold).
 	used := make([]bool, len(s.classes))
-	note := func(v uint32) {
-		if c := s.obj.class(v); c&classObjFlag == 0 {
-			used[c] = true
-		}
-	}
+	note := func(v uint32) { s.obj.noteClass(used, v) }
 	for v, ok := range seen {
 		if ok {
 			note(uint32(v))

@@ -41,9 +41,7 @@ func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWo
 		off = append(off, 0)
 		stack = append(stack, frame{v, g.start[v], g.end(v)})
 		if used != nil {
-			if c := obj.class(v); c&classObjFlag == 0 {
-				used[c] = true
-			}
+			obj.noteClass(used, v)
 		}
 	}
 	edges := g.edges

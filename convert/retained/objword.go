@@ -50,6 +50,15 @@ func (o *objWords) class(v uint32) uint32 {
 	return w&classObjFlag | (w&^classObjFlag)>>sizeBits
 }
 
+// noteClass sets used for the class of object v, unless v is a class
+// object: the classes with a reached instance, whose class objects are
+// live.
+func (o *objWords) noteClass(used []bool, v uint32) {
+	if c := o.class(v); c&classObjFlag == 0 {
+		used[c] = true
+	}
+}
+
 // shallow returns the shallow size of object v.
 func (o *objWords) shallow(v uint32) int64 {
 	w := o.w[v]
