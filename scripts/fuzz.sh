@@ -20,11 +20,13 @@ only=${1:-}
 targets="
 ./convert/hprof FuzzRecords
 ./convert/hprof FuzzHeap
+./convert/hprof FuzzHeapPaths
 ./convert FuzzConvert
 ./convert FuzzGzip
 ./convert/text FuzzParse
 ./convert FuzzStream
 ./convert FuzzRetained
+./otlp FuzzBuild
 ./otlp FuzzSplit
 ./agent/hsperf FuzzParse
 "
