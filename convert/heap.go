@@ -39,11 +39,7 @@ func (d *binDecoder) buildHeap() {
 			}
 		}
 		if a.IsArray {
-			if oop == 4 {
-				size = a.ArrBytes[0]
-			} else {
-				size = a.ArrBytes[1]
-			}
+			size = a.ArrBytes[heapsize.Model(oop, h.Compact)]
 		} else {
 			is, ok := sizes[k.Class]
 			if !ok {
@@ -71,10 +67,10 @@ func (d *binDecoder) buildHeap() {
 		g.Soft.Add(graph.SoftObjectsMissingClassDump, "", dropped)
 	}
 	g.SortSamples(v)
-	hdr := d.header(oop)
+	hdr := d.header(h, oop)
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("heap dump %d of %d: %d objects, %d bytes (shallow)", h.Index, d.dumps, objects, bytes),
-		heapsize.Describe(heapsize.WrittenSizes(h.ObjectSize, d.opts.HeaderSize, d.opts.RefSize), h.ObjectSize, oop, hdr, why))
+		heapsize.Describe(heapsize.WrittenSizes(h.ObjectSize, d.opts.HeaderSize, d.opts.RefSize), h.ObjectSize, oop, hdr, why, h.Compact && d.opts.HeaderSize <= 0))
 	if !h.Complete {
 		v.Comments = append(v.Comments, "incomplete heap dump: the input ended inside it")
 	}

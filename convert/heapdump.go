@@ -138,7 +138,11 @@ func (d *binDecoder) endDump(ctx context.Context) error {
 // newObjAgg starts counting objects with this input's size model
 // (heapsize.Array), summed for both reference sizes.
 func (d *binDecoder) newObjAgg() *heapdump.Agg {
-	return heapdump.NewAgg(d.r.IDSize(), [2]int64{int64(d.header(4)), int64(d.header(8))}, d.traceHasFrames)
+	var hdr [heapsize.Models]int64
+	for m := range hdr {
+		hdr[m] = int64(heapsize.Header(d.r.IDSize(), heapsize.ModelRef(m), heapsize.ModelCompact(m), d.opts.HeaderSize))
+	}
+	return heapdump.NewAgg(d.r.IDSize(), hdr, d.traceHasFrames)
 }
 
 // traceHasFrames reports whether a STACK TRACE serial names frames.
@@ -147,10 +151,10 @@ func (d *binDecoder) traceHasFrames(serial uint32) bool {
 	return ok && len(t.Frames) > 0
 }
 
-// header is the object header size for a reference size
+// header is the object header size of dump h for a reference size
 // (heapsize.Header), unless the user set it.
-func (d *binDecoder) header(oop int) int {
-	return heapsize.Header(d.r.IDSize(), oop, d.opts.HeaderSize)
+func (d *binDecoder) header(h *heapdump.Dump, oop int) int {
+	return heapsize.Header(d.r.IDSize(), oop, h.Compact, d.opts.HeaderSize)
 }
 
 // finishDump resolves what the chosen dump's names need and counts its
@@ -180,5 +184,5 @@ func (d *binDecoder) oopSize(h *heapdump.Dump) (int, string) {
 // instanceSize is the shallow size of an instance of cls.
 func (d *binDecoder) instanceSize(h *heapdump.Dump, cls uint64, oop int) int64 {
 	written := heapsize.WrittenSizes(h.ObjectSize, d.opts.HeaderSize, d.opts.RefSize)
-	return h.InstanceSize(d.env(), cls, d.header(oop), oop, written)
+	return h.InstanceSize(d.env(), cls, d.header(h, oop), oop, written)
 }

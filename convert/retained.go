@@ -46,7 +46,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		Classes:   make(map[uint64]*retained.Class, len(h.Classes)),
 		FieldName: func(id uint64) string { return d.sym.Strings[id] },
 		// The heap view's array model: data bytes of elements.
-		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(oop)), data, 1) },
+		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(h, oop)), data, 1) },
 		RefSize:   oop,
 		KeepIDs:   probe != nil || (d.opts.Objects != nil && d.opts.Objects.Object != nil),
 	}
@@ -118,7 +118,7 @@ func (d *binDecoder) writeObjects(ctx context.Context, reopen func() (io.ReadClo
 	in := &heaprows.Input{Reopen: reopen, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }, Progress: d.opts.Progress, Before: d.g.Source.Bytes}
 	if h != nil {
 		in.Oop, _ = d.oopSize(h)
-		in.Header, in.Retained, in.InstanceSize = int64(d.header(in.Oop)), h.Retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }
+		in.Header, in.Retained, in.InstanceSize = int64(d.header(h, in.Oop)), h.Retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }
 	}
 	return heaprows.Write(ctx, in)
 }

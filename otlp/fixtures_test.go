@@ -27,7 +27,8 @@ import (
 var golden = regexp.MustCompile(`\.(cpu|cputime|cpuold|alloc|heap|threads|monitor|retained)\.txt$`)
 
 // fixtures are the HPROF inputs in the repository's testdata: binary
-// files and agent text reports.
+// files and agent text reports (not the JVMs' own class histograms
+// kept beside dumps, "x.hprof.gz.jcmd-histo.txt").
 func fixtures(t testing.TB) []string {
 	t.Helper()
 	all, err := filepath.Glob(filepath.Join(moduleRoot(t), "testdata", "*"))
@@ -37,7 +38,8 @@ func fixtures(t testing.TB) []string {
 	var out []string
 	for _, f := range all {
 		base := filepath.Base(f)
-		if strings.HasPrefix(base, ".") || strings.HasSuffix(base, ".oracle") || strings.HasSuffix(base, ".md") || golden.MatchString(base) {
+		if strings.HasPrefix(base, ".") || strings.HasSuffix(base, ".oracle") || strings.HasSuffix(base, ".md") || golden.MatchString(base) ||
+			strings.HasSuffix(base, ".jcmd-histo.txt") {
 			continue
 		}
 		if fi, err := os.Stat(f); err == nil && !fi.IsDir() {

@@ -6,7 +6,10 @@
 //   - reference size: 4 for ID size 4; for ID size 8, inferred from the
 //     JDK's own static field offsets (RefFromOffsets), else 8;
 //   - object header: ID size + reference size (12 with compressed oops,
-//     16 without);
+//     16 without), or the ID size alone (8) with compact object headers
+//     (JDK 24+ -XX:+UseCompactObjectHeaders: the class pointer is in the
+//     mark word), which the JDK's own byte array base offset tells
+//     (CompactFromArrayBase);
 //   - instance: align8(header + Σ field sizes over the class and its
 //     super classes), references counted at the reference size;
 //   - array: align8(header + 4 (the length) + length × element size);
@@ -25,13 +28,50 @@ func Align8(n int64) int64 { return (n + 7) &^ 7 }
 
 // Header is the object header size for a reference size ref: the ID
 // size plus ref (the mark word is ID-sized, the class pointer a
-// reference), unless override (a user's setting) is positive.
-func Header(idSize, ref, override int) int {
-	if override > 0 {
+// reference), or the ID size alone with compact object headers (the
+// class pointer is part of the mark word), unless override (a user's
+// setting) is positive.
+func Header(idSize, ref int, compact bool, override int) int {
+	switch {
+	case override > 0:
 		return override
+	case compact:
+		return idSize
 	}
 	return idSize + ref
 }
+
+// CompactFromArrayBase reports whether a 64-bit JVM's byte array base
+// offset (the static jdk.internal.misc.Unsafe.ARRAY_BYTE_BASE_OFFSET a
+// heap dump holds) says its object headers are compact: the 4-byte
+// length follows the header, and byte elements the length, so they
+// start at 12 after an 8-byte header (16 after the usual 12 bytes, 20 or
+// 24 after 16).
+func CompactFromArrayBase(idSize int, base int64) bool { return idSize == 8 && base == 12 }
+
+// Models are the size models a heap dump's arrays are summed in while
+// it is read, before its classes say which one holds (Model): a
+// reference of 4 or 8 bytes, with or without compact object headers.
+const Models = 4
+
+// Model numbers the size model of a reference size and header kind.
+func Model(ref int, compact bool) int {
+	m := 0
+	if ref == 8 {
+		m = 1
+	}
+	if compact {
+		m += 2
+	}
+	return m
+}
+
+// ModelRef is the reference size of model m, and ModelCompact whether
+// its headers are compact.
+func ModelRef(m int) int { return 4 << (m & 1) }
+
+// ModelCompact reports whether model m has compact object headers.
+func ModelCompact(m int) bool { return m >= 2 }
 
 // Array is the size of an array of n elements of elem bytes each, with
 // object header header: the header, the 4-byte length, the elements,
@@ -96,10 +136,16 @@ func WrittenSizes(objectSize uint32, headerOverride, refOverride int) bool {
 // Describe names the size model in one line, for the heap view's
 // comments: written says the CLASS DUMP sizes are object sizes
 // (WrittenSizes; java.lang.Object weighs objectSize), else references
-// take oop bytes (why says how that was found) and headers hdr.
-func Describe(written bool, objectSize uint32, oop, hdr int, why string) string {
+// take oop bytes (why says how that was found) and headers hdr (compact
+// says they are compact object headers, found as CompactFromArrayBase
+// says).
+func Describe(written bool, objectSize uint32, oop, hdr int, why string, compact bool) string {
 	if written {
 		return fmt.Sprintf("size model: instances as the CLASS DUMP gives them (Android object sizes, java.lang.Object %d bytes, not aligned); arrays: header %d, reference %d bytes, 8-byte alignment", objectSize, hdr+4, oop)
 	}
-	return fmt.Sprintf("size model: reference %d bytes (%s), object header %d, array header %d, 8-byte alignment", oop, why, hdr, hdr+4)
+	h := fmt.Sprint(hdr)
+	if compact {
+		h += " (compact object headers: jdk.internal.misc.Unsafe.ARRAY_BYTE_BASE_OFFSET is 12)"
+	}
+	return fmt.Sprintf("size model: reference %d bytes (%s), object header %s, array header %d, 8-byte alignment", oop, why, h, hdr+4)
 }

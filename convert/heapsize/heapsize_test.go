@@ -67,14 +67,55 @@ func TestArray(t *testing.T) {
 }
 
 func TestHeader(t *testing.T) {
-	for _, c := range []struct{ id, ref, override, want int }{
-		{8, 4, 0, 12}, // compressed oops
-		{8, 8, 0, 16}, // -XX:-UseCompressedOops
-		{4, 4, 0, 8},  // 32-bit
-		{8, 4, 8, 8},  // --header-size 8 (compact object headers)
+	for _, c := range []struct {
+		id, ref  int
+		compact  bool
+		override int
+		want     int
+	}{
+		{8, 4, false, 0, 12}, // compressed oops
+		{8, 8, false, 0, 16}, // -XX:-UseCompressedOops
+		{4, 4, false, 0, 8},  // 32-bit
+		{8, 4, true, 0, 8},   // compact object headers: the mark word alone
+		{8, 8, true, 0, 8},   // the same without compressed oops
+		{8, 4, false, 8, 8},  // --header-size 8
+		{8, 4, true, 12, 12}, // --header-size wins over what the dump says
 	} {
-		if got := Header(c.id, c.ref, c.override); got != c.want {
-			t.Errorf("Header(%d, %d, %d) = %d, want %d", c.id, c.ref, c.override, got, c.want)
+		if got := Header(c.id, c.ref, c.compact, c.override); got != c.want {
+			t.Errorf("Header(%d, %d, %v, %d) = %d, want %d", c.id, c.ref, c.compact, c.override, got, c.want)
+		}
+	}
+}
+
+// Unsafe.ARRAY_BYTE_BASE_OFFSET is where a byte array's elements start:
+// after the header and the 4-byte length. 12 only after an 8-byte header.
+func TestCompactFromArrayBase(t *testing.T) {
+	for _, c := range []struct {
+		id   int
+		base int64
+		want bool
+	}{
+		{8, 12, true},  // 8 + 4: JDK 24+ -XX:+UseCompactObjectHeaders
+		{8, 16, false}, // 12 + 4: the usual header
+		{8, 20, false}, // 16 + 4: -XX:-UseCompressedClassPointers, JDK 21+
+		{8, 24, false}, // the same, older JDKs aligning the elements to 8
+		{4, 12, false}, // a 32-bit VM: 8 + 4, no compact headers there
+	} {
+		if got := CompactFromArrayBase(c.id, c.base); got != c.want {
+			t.Errorf("CompactFromArrayBase(%d, %d) = %v, want %v", c.id, c.base, got, c.want)
+		}
+	}
+}
+
+func TestModel(t *testing.T) {
+	seen := map[int]bool{}
+	for _, ref := range []int{4, 8} {
+		for _, compact := range []bool{false, true} {
+			m := Model(ref, compact)
+			if m < 0 || m >= Models || seen[m] || ModelRef(m) != ref || ModelCompact(m) != compact {
+				t.Errorf("Model(%d, %v) = %d: ref %d, compact %v", ref, compact, m, ModelRef(m), ModelCompact(m))
+			}
+			seen[m] = true
 		}
 	}
 }

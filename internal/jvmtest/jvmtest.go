@@ -260,6 +260,16 @@ func findJVM(t testing.TB, pid int) int {
 // classes of one name from several loaders are summed.
 func Histogram(out string) map[string]int64 {
 	h := map[string]int64{}
+	for name, v := range HistogramSizes(out) {
+		h[name] = v[0]
+	}
+	return h
+}
+
+// HistogramSizes is Histogram with the bytes: instances and bytes by
+// Java name.
+func HistogramSizes(out string) map[string][2]int64 {
+	h := map[string][2]int64{}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
 		if len(f) < 4 || !strings.HasSuffix(f[0], ":") {
@@ -269,13 +279,18 @@ func Histogram(out string) map[string]int64 {
 		if err != nil {
 			continue
 		}
+		bytes, err := strconv.ParseInt(f[2], 10, 64)
+		if err != nil {
+			continue
+		}
 		name := JavaName(f[3])
 		if name == "jdk.internal.vm.FillerElement[]" {
 			// JDK 22+: dead space the GC filled with int arrays of
 			// this class; a heap dump writes them as int arrays.
 			name = "int[]"
 		}
-		h[name] += n
+		v := h[name]
+		h[name] = [2]int64{v[0] + n, v[1] + bytes}
 	}
 	return h
 }

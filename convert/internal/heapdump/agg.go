@@ -21,7 +21,7 @@ type Key struct {
 // they are summed for both candidates (4 and 8 bytes).
 type Acc struct {
 	Count    int64
-	ArrBytes [2]int64
+	ArrBytes [heapsize.Models]int64 // by size model (heapsize.Model)
 	IsArray  bool
 	// thread caches whether the class is java.lang.Thread or a subclass
 	// (threadYes/threadNo), once its class chain is known; the streaming
@@ -42,7 +42,7 @@ const (
 // for runs of the same class; primitive arrays by element type.
 type Agg struct {
 	idSize     int
-	header     [2]int64 // object header for references of 4 and 8 bytes
+	header     [heapsize.Models]int64 // object header of each size model (heapsize.Model)
 	byClass    *classTable
 	byTrace    map[Key]*Acc // objects whose trace names frames (hprof agent dumps)
 	prims      [16]*Acc     // primitive arrays without such a trace, by element type
@@ -57,7 +57,7 @@ type Agg struct {
 	heaps *Heaps
 }
 
-func NewAgg(idSize int, header [2]int64, hasFrames func(uint32) bool) *Agg {
+func NewAgg(idSize int, header [heapsize.Models]int64, hasFrames func(uint32) bool) *Agg {
 	return &Agg{
 		idSize:    idSize,
 		header:    header,
@@ -113,8 +113,9 @@ func (a *Agg) objArray(class uint64, trace uint32, n uint32) {
 	acc := a.class(class, trace)
 	acc.IsArray = true
 	acc.Count++
-	acc.ArrBytes[0] += heapsize.Array(a.header[0], int64(n), 4)
-	acc.ArrBytes[1] += heapsize.Array(a.header[1], int64(n), 8)
+	for m := range acc.ArrBytes {
+		acc.ArrBytes[m] += heapsize.Array(a.header[m], int64(n), int64(heapsize.ModelRef(m)))
+	}
 }
 
 // primArray counts a PRIMITIVE ARRAY DUMP (or NODATA) of n elements.
@@ -137,8 +138,9 @@ func (a *Agg) primArray(t hprof.BasicType, trace uint32, n uint32) {
 	acc.IsArray = true
 	acc.Count++
 	elem := int64(t.Size(a.idSize))
-	acc.ArrBytes[0] += heapsize.Array(a.header[0], int64(n), elem)
-	acc.ArrBytes[1] += heapsize.Array(a.header[1], int64(n), elem)
+	for m := range acc.ArrBytes {
+		acc.ArrBytes[m] += heapsize.Array(a.header[m], int64(n), elem)
+	}
 }
 
 // Each calls fn for every group of objects.
@@ -173,8 +175,9 @@ func (a *Agg) Merge(o *Agg) {
 		}
 		dst.Count += acc.Count
 		dst.IsArray = dst.IsArray || acc.IsArray
-		dst.ArrBytes[0] += acc.ArrBytes[0]
-		dst.ArrBytes[1] += acc.ArrBytes[1]
+		for m := range dst.ArrBytes {
+			dst.ArrBytes[m] += acc.ArrBytes[m]
+		}
 	})
 }
 

@@ -73,6 +73,9 @@ type Dump struct {
 	// Reference size evidence from static fields (heapsize.RefSize).
 	OopGuess  int
 	OopSource string
+	// Compact says the JVM had compact object headers, as its byte array
+	// base offset tells (heapsize.CompactFromArrayBase).
+	Compact bool
 	// objectSize is java.lang.Object's CLASS DUMP instance size: 0 from
 	// HotSpot and the agent, non-zero from Android (see NewSizeModel).
 	ObjectSize uint32
@@ -183,6 +186,19 @@ func (h *Dump) ClassDump(e Env, c *hprof.ClassRecord) {
 	case "java.util.concurrent.FutureTask":
 		if h.OopGuess == 0 {
 			h.guessOop(e, c, "waitersOffset", "runnerOffset", "java.util.concurrent.FutureTask")
+		}
+	case "jdk.internal.misc.Unsafe":
+		// An int up to JDK 24, a long since.
+		for _, s := range c.Statics {
+			if e.String(s.NameID) != "ARRAY_BYTE_BASE_OFFSET" {
+				continue
+			}
+			switch s.Type {
+			case hprof.TypeInt:
+				h.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(int32(s.Value)))
+			case hprof.TypeLong:
+				h.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(s.Value))
+			}
 		}
 	}
 }
