@@ -136,7 +136,8 @@ func (d *binDecoder) endDump(ctx context.Context) error {
 }
 
 // newObjAgg starts counting objects with this input's size model
-// (heapsize.Array), summed for both reference sizes.
+// (heapsize.Array), array bytes summed under every model the dump may
+// turn out to have (heapsize.Models: reference size, compact headers).
 func (d *binDecoder) newObjAgg() *heapdump.Agg {
 	var hdr [heapsize.Models]int64
 	for m := range hdr {

@@ -66,8 +66,7 @@ func Model(ref int, compact bool) int {
 	return m
 }
 
-// ModelRef is the reference size of model m, and ModelCompact whether
-// its headers are compact.
+// ModelRef is the reference size of model m.
 func ModelRef(m int) int { return 4 << (m & 1) }
 
 // ModelCompact reports whether model m has compact object headers.
