@@ -189,37 +189,36 @@ func (h *Dump) ClassDump(e Env, c *hprof.ClassRecord) {
 		}
 	case "jdk.internal.misc.Unsafe":
 		// An int up to JDK 24, a long since.
-		for _, s := range c.Statics {
-			if e.String(s.NameID) != "ARRAY_BYTE_BASE_OFFSET" {
-				continue
-			}
-			switch s.Type {
-			case hprof.TypeInt:
-				h.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(int32(s.Value)))
-			case hprof.TypeLong:
-				h.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(s.Value))
-			}
+		switch base, ok := static(e, c, "ARRAY_BYTE_BASE_OFFSET"); {
+		case ok && base.Type == hprof.TypeInt:
+			h.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(int32(base.Value)))
+		case ok && base.Type == hprof.TypeLong:
+			h.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(base.Value))
 		}
 	}
+}
+
+// static finds a class's static field by name (the last of that name).
+func static(e Env, c *hprof.ClassRecord, name string) (hprof.StaticField, bool) {
+	var f hprof.StaticField
+	found := false
+	for _, s := range c.Statics {
+		if e.String(s.NameID) == name {
+			f, found = s, true
+		}
+	}
+	return f, found
 }
 
 // guessOop infers the reference size from two adjacent reference-field
 // offsets the JDK keeps in static longs, as VisualVM's heap library does.
 func (h *Dump) guessOop(e Env, c *hprof.ClassRecord, hi, lo, from string) {
-	var a, b int64
-	var ha, hb bool
-	for _, s := range c.Statics {
-		switch e.String(s.NameID) {
-		case hi:
-			a, ha = int64(s.Value), s.Type == hprof.TypeLong
-		case lo:
-			b, hb = int64(s.Value), s.Type == hprof.TypeLong
-		}
-	}
-	if !ha || !hb {
+	a, ha := static(e, c, hi)
+	b, hb := static(e, c, lo)
+	if !ha || !hb || a.Type != hprof.TypeLong || b.Type != hprof.TypeLong {
 		return
 	}
-	if ref, ok := heapsize.RefFromOffsets(a, b); ok {
+	if ref, ok := heapsize.RefFromOffsets(int64(a.Value), int64(b.Value)); ok {
 		h.OopGuess, h.OopSource = ref, from
 	}
 }
