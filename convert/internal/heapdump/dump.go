@@ -61,6 +61,9 @@ type Dump struct {
 	// pass (plain files); they are parsed when the dump ends (ScanSpans).
 	Spans    []hprof.Segment
 	AllSpans []hprof.Segment // kept for the thread-name passes
+	// SpanBounds are the object ID bounds of the scanned spans, in the
+	// order of AllSpans (fewer when a damaged span ended the scan).
+	SpanBounds []IDBounds
 	// objs are the objects of each scanned span, for the retained view
 	// (when asked); streamed is set when a record of the dump was not a
 	// span, so the retained view must read the input again.

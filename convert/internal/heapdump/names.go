@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
+	"slices"
 	"unicode/utf16"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
@@ -245,13 +246,18 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 	if err != nil {
 		return err
 	}
+	// What is still to read: the pass ends when nothing is.
+	pending := h.pendingNameParts(nil)
 	var dumps hprof.DumpCounter
 	err = hprof.Walk(ctx, r, func(rec hprof.Record) error {
+		if len(pending) == 0 {
+			return hprof.ErrStop
+		}
 		if dumps.Dump(rec.Tag) != h.Index {
 			return nil
 		}
 		hr := r.Heap()
-		for {
+		for len(pending) > 0 {
 			s, err := hr.Next()
 			if err != nil {
 				return nil
@@ -261,12 +267,18 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 				if err := h.readString(e, s, hr); err != nil {
 					return hprof.ErrStop
 				}
+				delete(pending, s.ID)
+				if v, ok := h.strValue[s.ID]; ok && !h.partRead(v.array) {
+					pending[v.array] = true
+				}
 			case s.Tag == hprof.PrimArrayDump && h.needsArray(s):
 				if err := h.readArrayText(s, hr); err != nil {
 					return hprof.ErrStop
 				}
+				delete(pending, s.ID)
 			}
 		}
+		return hprof.ErrStop
 	})
 	if err != nil && err == ctx.Err() {
 		return err
@@ -274,10 +286,12 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 	return nil // damage was reported by the first pass
 }
 
-// SpanNamePass reads the dump's spans again for thread names:
-// thread objects, then their name Strings, then the value arrays, each
-// pass reading only what the one before asked for.
+// SpanNamePass reads the dump's spans again for thread names: thread
+// objects, then their name Strings, then the value arrays, each pass
+// reading only what the one before asked for, and only the spans whose
+// object IDs (SpanBounds) may hold one of them.
 func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment) {
+	read := map[uint64]bool{} // thread objects read
 	for _, t := range h.ThreadRoots {
 		if _, ok := h.threadObjs[t.ObjectID]; !ok {
 			h.threadObjs[t.ObjectID] = 0
@@ -285,40 +299,106 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment) {
 	}
 	var buf []byte
 	for pass := 0; pass < 3; pass++ {
-		for _, sp := range spans {
+		pending := sortedIDs(h.pendingNameParts(read))
+		for i, sp := range spans {
+			if len(pending) == 0 {
+				break
+			}
+			if i < len(h.SpanBounds) && !anyWithin(pending, h.SpanBounds[i]) {
+				continue
+			}
 			body, err := sp.Body(&buf)
 			if err != nil {
 				return
 			}
-			hb := hprof.NewHeapBytes(body, sp.Rec, h.IDSize)
-			for {
-				s, err := hb.Next()
-				if err != nil {
-					break
-				}
-				data, err := hb.Payload()
-				if err != nil {
-					break
-				}
-				switch s.Tag {
-				case hprof.InstanceDump:
-					if ref, ok := h.threadObjs[s.ID]; ok && ref == 0 {
-						h.threadData(e, s.ClassID, s.ID, data)
-					} else if h.needsString(s) {
-						h.stringData(e, s.ClassID, s.ID, data)
-					}
-				case hprof.PrimArrayDump:
-					if h.needsArray(s) {
-						h.arrayData(s.ElemType, s.ID, data)
-					}
-				}
-			}
+			h.spanNames(e, sp, body, read)
+			pending = sortedIDs(h.pendingNameParts(read))
 		}
 		h.ApplyNames()
 		if h.Unresolved() == 0 {
 			return
 		}
 	}
+}
+
+// spanNames reads the thread objects, Strings and arrays the names still
+// need from one span's body.
+func (h *Dump) spanNames(e Env, sp hprof.Segment, body []byte, read map[uint64]bool) {
+	hb := hprof.NewHeapBytes(body, sp.Rec, h.IDSize)
+	for {
+		s, err := hb.Next()
+		if err != nil {
+			return
+		}
+		data, err := hb.Payload()
+		if err != nil {
+			return
+		}
+		switch s.Tag {
+		case hprof.InstanceDump:
+			if ref, ok := h.threadObjs[s.ID]; ok && ref == 0 && !read[s.ID] {
+				read[s.ID] = true
+				h.threadData(e, s.ClassID, s.ID, data)
+			} else if h.needsString(s) {
+				h.stringData(e, s.ClassID, s.ID, data)
+			}
+		case hprof.PrimArrayDump:
+			if h.needsArray(s) {
+				h.arrayData(s.ElemType, s.ID, data)
+			}
+		}
+	}
+}
+
+// pendingNameParts are the IDs of the objects the thread names still
+// need: thread objects not read yet (read is nil when the pass reads
+// none), and Strings and arrays wanted and not read. A name reference is
+// a String or (JDK 5 to 7) a char[]: either read ends the wait.
+func (h *Dump) pendingNameParts(read map[uint64]bool) map[uint64]bool {
+	ids := map[uint64]bool{}
+	if read != nil {
+		for id, ref := range h.threadObjs {
+			if ref == 0 && !read[id] {
+				ids[id] = true
+			}
+		}
+	}
+	for _, want := range []map[uint64]bool{h.wantStr, h.wantArr} {
+		for id := range want {
+			if !h.partRead(id) {
+				ids[id] = true
+			}
+		}
+	}
+	return ids
+}
+
+// partRead reports whether the String or array id was read.
+func (h *Dump) partRead(id uint64) bool {
+	if _, ok := h.strValue[id]; ok {
+		return true
+	}
+	_, ok := h.arrText[id]
+	return ok
+}
+
+// sortedIDs are the keys of ids in ascending order.
+func sortedIDs(ids map[uint64]bool) []uint64 {
+	out := make([]uint64, 0, len(ids))
+	for id := range ids {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// anyWithin reports whether one of the sorted ids is within b.
+func anyWithin(ids []uint64, b IDBounds) bool {
+	if !b.Any {
+		return false
+	}
+	i, _ := slices.BinarySearch(ids, b.Lo)
+	return i < len(ids) && ids[i] <= b.Hi
 }
 
 // RootName is the name of the first thread object of the heap dump

@@ -19,7 +19,27 @@ type SpanResult struct {
 	Subs    [256]int64
 	Err     error
 	Objs    *SpanObjects // for the retained view, when asked
+	Bounds  IDBounds     // of the span's objects, for the thread-name passes
 }
+
+// IDBounds are the smallest and largest object ID of a span: the
+// thread-name passes read again only the spans that may hold an object
+// they look for. The zero value holds no ID.
+type IDBounds struct {
+	Lo, Hi uint64
+	Any    bool
+}
+
+func (b *IDBounds) add(id uint64) {
+	if !b.Any {
+		b.Lo, b.Hi, b.Any = id, id, true
+		return
+	}
+	b.Lo, b.Hi = min(b.Lo, id), max(b.Hi, id)
+}
+
+// Holds reports whether id may be an object of the span.
+func (b IDBounds) Holds(id uint64) bool { return b.Any && id >= b.Lo && id <= b.Hi }
 
 // ScanSpan counts the sub-records of one span into agg; with objs, it
 // also notes the span's objects for the retained view.
@@ -51,6 +71,9 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 			return res
 		}
 		res.Subs[s.Tag]++
+		if s.Tag.IsObject() {
+			res.Bounds.add(s.ID)
+		}
 		if res.Objs != nil {
 			if short && whole {
 				if _, err := hb.Payload(); err != nil {
@@ -153,6 +176,7 @@ func (h *Dump) AddSpan(e Env, res *SpanResult) error {
 		h.ClassDump(e, &res.Classes[c])
 	}
 	h.ThreadRoots = append(h.ThreadRoots, res.Roots...)
+	h.SpanBounds = append(h.SpanBounds, res.Bounds)
 	if res.Objs != nil {
 		h.Objs = append(h.Objs, *res.Objs)
 	}
