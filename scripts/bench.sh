@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Measures the heap view on big dumps beside the I/O and inflate floors, in
-# one run, and prints a markdown table (docs/benchmarks.md).
+# one run, and the default conversion (heap and threads views, what
+# `convert` without --view makes), and prints a markdown table
+# (docs/benchmarks.md).
 #
 # Usage: scripts/bench.sh DIR        # DIR holds bench-1g.hprof[.gz] (and bench-4g.hprof if made)
 # Make the dumps with ../shared/bench/make-bench-dumps.sh DIR 1g 4g.
@@ -29,10 +31,12 @@ for f in "$dir"/bench-1g.hprof "$dir"/bench-4g.hprof; do
 	cat "$f" >/dev/null # into the page cache
 	run "cat (floor)" "$f" cat "$f"
 	run "hprof2pprof --view heap" "$f" "$bin" convert -q --view heap -o "$out/h.pb.gz" "$f"
+	run "hprof2pprof (default views)" "$f" "$bin" convert -q -o "$out/d.pb.gz" "$f"
 done
 gz="$dir/bench-1g.hprof.gz"
 if [ -f "$gz" ]; then
 	cat "$gz" >/dev/null
 	run "gzip -dc (floor)" "$gz" gzip -dc "$gz"
 	run "hprof2pprof --view heap" "$gz" "$bin" convert -q --view heap -o "$out/h.pb.gz" "$gz"
+	run "hprof2pprof (default views)" "$gz" "$bin" convert -q -o "$out/d.pb.gz" "$gz"
 fi
