@@ -8,7 +8,9 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/klauspost/compress/gzip"
 )
@@ -127,9 +129,68 @@ func inflateMemberGo(f io.ReaderAt, size, start int64, block int) member {
 	return m
 }
 
+// Gunzip is a JDK chunked gzip file being inflated in parallel.
+type Gunzip struct {
+	*io.PipeReader
+	members atomic.Pointer[Members]
+}
+
+// Inflated gives random access to the inflated bytes once the whole file
+// was read through members that chained to its end (nil otherwise: a
+// chain that broke was read as one stream, whose members are unknown).
+func (g *Gunzip) Inflated() *Members { return g.members.Load() }
+
+// Members are the members of a chunked gzip file with where each one's
+// bytes start once inflated: ReadAt inflates only the members it reads
+// from, keeping the last one.
+type Members struct {
+	f     io.ReaderAt
+	size  int64
+	block int
+	comp  []int64 // where member i starts in the file
+	at    []int64 // where its bytes start once inflated; one more: the end
+
+	mu   sync.Mutex
+	cur  int // the member data holds, -1 for none
+	data []byte
+}
+
+// ReadAt reads inflated bytes as io.ReaderAt does.
+func (m *Members) ReadAt(p []byte, off int64) (int, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	end := m.at[len(m.at)-1]
+	if off < 0 {
+		return 0, errors.New("gzip: negative offset")
+	}
+	n := 0
+	for n < len(p) && off < end {
+		// The last member starting at or before off.
+		i := sort.Search(len(m.comp), func(i int) bool { return m.at[i+1] > off })
+		if i != m.cur {
+			mb := inflateMemberGo(m.f, m.size, m.comp[i], m.block)
+			if mb.err == nil && int64(len(mb.data)) != m.at[i+1]-m.at[i] {
+				mb.err = errors.New("member inflates to another length than when first read")
+			}
+			if mb.err != nil {
+				m.cur = -1
+				return n, fmt.Errorf("gzip member at byte %d: %w", m.comp[i], mb.err)
+			}
+			m.cur, m.data = i, mb.data
+		}
+		c := copy(p[n:], m.data[off-m.at[i]:])
+		n += c
+		off += int64(c)
+	}
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
 // ParallelGunzip reads a JDK chunked gzip file, inflating members on
 // several goroutines. It returns ok=false for other files.
-func ParallelGunzip(f *os.File) (io.ReadCloser, bool) {
+func ParallelGunzip(f *os.File) (*Gunzip, bool) {
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil, false
@@ -143,13 +204,15 @@ func ParallelGunzip(f *os.File) (io.ReadCloser, bool) {
 		return nil, false
 	}
 	pr, pw := io.Pipe()
-	go feedMembers(f, fi.Size(), block, starts, pw)
-	return pr, true
+	g := &Gunzip{PipeReader: pr}
+	go feedMembers(f, fi.Size(), block, starts, pw, &g.members)
+	return g, true
 }
 
 // feedMembers inflates members in parallel and writes them, in order and
-// chained, to w.
-func feedMembers(f io.ReaderAt, size int64, block int, starts []int64, w *io.PipeWriter) {
+// chained, to w. When they chain to the end of the file, their table is
+// stored in done before w is closed.
+func feedMembers(f io.ReaderAt, size int64, block int, starts []int64, w *io.PipeWriter, done *atomic.Pointer[Members]) {
 	workers := max(1, runtime.GOMAXPROCS(0))
 	type job struct {
 		i   int
@@ -194,6 +257,7 @@ func feedMembers(f io.ReaderAt, size int64, block int, starts []int64, w *io.Pip
 		wg.Wait()
 	}()
 	pos := int64(0)
+	table := &Members{f: f, size: size, block: block, cur: -1, at: []int64{0}}
 	for out := range queue {
 		m := <-out
 		if m.start < pos {
@@ -208,12 +272,15 @@ func feedMembers(f io.ReaderAt, size int64, block int, starts []int64, w *io.Pip
 		if _, err := w.Write(m.data); err != nil {
 			return // the reader stopped
 		}
+		table.comp = append(table.comp, m.start)
+		table.at = append(table.at, table.at[len(table.at)-1]+int64(len(m.data)))
 		pos = m.end
 	}
 	if pos < size {
 		w.CloseWithError(sequentialFrom(f, size, pos, w))
 		return
 	}
+	done.Store(table)
 	w.Close()
 }
 

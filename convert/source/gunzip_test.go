@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 )
 
@@ -31,13 +32,16 @@ func sequentialGunzip(t *testing.T, path string) []byte {
 	return b
 }
 
-func feed(t *testing.T, path string, starts func([]int64) []int64) ([]byte, error) {
+// feed inflates path with the given member starts, as ParallelGunzip
+// does, and returns the bytes and the member table (nil when the members
+// did not chain to the end); the file stays open for the table.
+func feed(t *testing.T, path string, starts func([]int64) []int64) ([]byte, *Members, error) {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
+	t.Cleanup(func() { f.Close() })
 	fi, _ := f.Stat()
 	block, ok := isJDKChunkedGzip(f)
 	if !ok {
@@ -48,8 +52,10 @@ func feed(t *testing.T, path string, starts func([]int64) []int64) ([]byte, erro
 		t.Fatal(err)
 	}
 	pr, pw := io.Pipe()
-	go feedMembers(f, fi.Size(), block, starts(s), pw)
-	return io.ReadAll(pr)
+	var table atomic.Pointer[Members]
+	go feedMembers(f, fi.Size(), block, starts(s), pw, &table)
+	b, err := io.ReadAll(pr)
+	return b, table.Load(), err
 }
 
 func TestParallelGunzipEqualsSequential(t *testing.T) {
@@ -67,12 +73,19 @@ func TestParallelGunzipEqualsSequential(t *testing.T) {
 		"only the first": func(s []int64) []int64 { return s[:1] },
 	} {
 		t.Run(name, func(t *testing.T) {
-			got, err := feed(t, jdkGz, starts)
+			got, table, err := feed(t, jdkGz, starts)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want) {
 				t.Fatalf("inflated %d bytes, want %d (identical)", len(got), len(want))
+			}
+			chained := name == "as found" || name == "false start"
+			if chained != (table != nil) {
+				t.Fatalf("member table %v, want one: %v", table != nil, chained)
+			}
+			if table != nil {
+				checkReadAt(t, table, want)
 			}
 		})
 	}
@@ -87,12 +100,42 @@ func TestParallelGunzipTruncated(t *testing.T) {
 	for _, n := range []int{len(b) / 3, len(b) - 20, len(b) - 1} {
 		p := filepath.Join(t.TempDir(), "cut.hprof.gz")
 		os.WriteFile(p, b[:n], 0o644)
-		got, err := feed(t, p, func(s []int64) []int64 { return s })
+		got, table, err := feed(t, p, func(s []int64) []int64 { return s })
 		if err == nil {
 			t.Errorf("cut at %d: no error", n)
+		}
+		if table != nil {
+			t.Errorf("cut at %d: a member table", n)
 		}
 		if !bytes.HasPrefix(full, got) || len(got) == 0 {
 			t.Errorf("cut at %d: %d bytes that are not a prefix of the whole", n, len(got))
 		}
+	}
+}
+
+// checkReadAt reads windows of the inflated bytes through the member
+// table: within a member, across members, at the end and past it.
+func checkReadAt(t *testing.T, m *Members, want []byte) {
+	t.Helper()
+	if len(m.at) < 4 {
+		t.Fatalf("%d members: the fixture should have several", len(m.at)-1)
+	}
+	end := int64(len(want))
+	for _, w := range [][2]int64{
+		{0, 100},
+		{m.at[2] - 10, 30},                    // across a member boundary
+		{m.at[1] - 5, 10 + m.at[2] - m.at[1]}, // three members
+		{5, 20},                               // back to the first member
+		{end - 50, 50},                        // the end
+	} {
+		p := make([]byte, w[1])
+		n, err := m.ReadAt(p, w[0])
+		if err != nil || n != len(p) || !bytes.Equal(p, want[w[0]:w[0]+w[1]]) {
+			t.Errorf("ReadAt(%d bytes at %d) = %d, %v; want the inflated bytes", w[1], w[0], n, err)
+		}
+	}
+	p := make([]byte, 100)
+	if n, err := m.ReadAt(p, end-40); n != 40 || err != io.EOF || !bytes.Equal(p[:n], want[end-40:]) {
+		t.Errorf("ReadAt past the end = %d, %v; want 40, EOF", n, err)
 	}
 }
