@@ -14,6 +14,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
+	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
 // binDecoder turns the records of one binary HPROF input into a graph.
@@ -28,6 +29,9 @@ type binDecoder struct {
 	file     io.ReaderAt
 	size     int64
 	mapSpans bool // map spans instead of reading them (no copy)
+	// inflated, when set, gives random access to a compressed input's
+	// inflated bytes once it was read (nil when it cannot).
+	inflated func() *source.Members
 
 	sym   *hprof.Symbols // strings, classes, frames, traces, threads
 	names *frames.Namer  // traces → graph stacks, frames named
@@ -197,13 +201,14 @@ func (d *binDecoder) finish(ctx context.Context, reopen func() (io.ReadCloser, e
 // not nil, opens the same input again from the start: the thread view of
 // a heap dump may need a second look at objects seen before it knew it
 // wanted them.
-func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, g *graph.Graph, opts Options, reopen func() (io.ReadCloser, error)) error {
+func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, inflated func() *source.Members, g *graph.Graph, opts Options, reopen func() (io.ReadCloser, error)) error {
 	g.Source.Format = "hprof-binary"
 	g.Source.Version = r.Header.Version
 	g.Source.IDSize = r.Header.IDSize
 	g.Source.Time = r.Header.Time
 	d := newBinDecoder(g, opts)
 	d.size = -1
+	d.inflated = inflated
 	if file != nil {
 		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
 			d.file, d.size = file, fi.Size()

@@ -55,7 +55,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 			return err
 		}
 	case keep:
-		err = d.streamRecord(ctx, h)
+		err = h.Stream(ctx, d.env(), d.r, rec, d.progress)
 	default:
 		err = d.r.Heap().Skip()
 	}
@@ -88,31 +88,6 @@ func (d *binDecoder) spanRecord(ctx context.Context, h *heapdump.Dump, rec hprof
 		return true, err
 	}
 	return false, d.r.Skip()
-}
-
-// streamRecord reads the sub-records of a heap record one at a time.
-func (d *binDecoder) streamRecord(ctx context.Context, h *heapdump.Dump) error {
-	hr := d.r.Heap()
-	h.Streamed = true
-	env := d.env()
-	for n := 1; ; n++ {
-		s, err := hr.Next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if n&0xFFFF == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			d.progress()
-		}
-		if err := h.Sub(env, s, hr); err != nil {
-			return err
-		}
-	}
 }
 
 // endDump closes the dump being read.
@@ -172,7 +147,13 @@ func (d *binDecoder) finishDump(h *heapdump.Dump) {
 // resolveThreadNames finds the names the first pass could not
 // (heapdump.Dump.ResolveNames); stdin keeps what that pass found.
 func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.ReadCloser, error)) {
-	if n := d.lastHeap.ResolveNames(ctx, d.env(), reopen); n > 0 {
+	at := d.file
+	if at == nil && d.inflated != nil {
+		if m := d.inflated(); m != nil {
+			at = m
+		}
+	}
+	if n := d.lastHeap.ResolveNames(ctx, d.env(), reopen, at); n > 0 {
 		d.g.Soft.Add(graph.SoftThreadNamesUnresolved, "", int64(n))
 	}
 }

@@ -54,7 +54,7 @@ func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 			if err != nil {
 				return nil, err
 			}
-			if err := decodeBinary(ctx, r, f, g, opts, source.Reopen(path)); err != nil {
+			if err := decodeBinary(ctx, r, f, nil, g, opts, source.Reopen(path)); err != nil {
 				return nil, err
 			}
 			return g, nil
@@ -62,7 +62,7 @@ func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 	}
 	if zr, ok := source.ParallelGunzip(f); ok {
 		defer zr.Close()
-		g, err := convertStream(ctx, zr, "gzip", path, opts, source.Reopen(path))
+		g, err := convertStream(ctx, zr, zr.Inflated, "gzip", path, opts, source.Reopen(path))
 		if g != nil {
 			g.Source.Notes = append(g.Source.Notes, "gzip: the JDK's chunked -gz format, members inflated in parallel ("+source.InflateImpl+")")
 		}
@@ -87,19 +87,20 @@ func convert(ctx context.Context, in io.Reader, name string, opts Options, reope
 	if err != nil {
 		return nil, err
 	}
-	return decodeStream(ctx, r, compression, prefix, name, opts, reopen)
+	return decodeStream(ctx, r, nil, compression, prefix, name, opts, reopen)
 }
 
-// convertStream decodes an already decompressed stream.
-func convertStream(ctx context.Context, in io.Reader, compression, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
+// convertStream decodes an already decompressed stream; inflated, when
+// set, gives random access to it once it was read.
+func convertStream(ctx context.Context, in io.Reader, inflated func() *source.Members, compression, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
 	br, prefix, err := source.Peek(in, compression)
 	if err != nil {
 		return nil, err
 	}
-	return decodeStream(ctx, br, compression, prefix, name, opts, reopen)
+	return decodeStream(ctx, br, inflated, compression, prefix, name, opts, reopen)
 }
 
-func decodeStream(ctx context.Context, r io.Reader, compression string, prefix []byte, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
+func decodeStream(ctx context.Context, r io.Reader, inflated func() *source.Members, compression string, prefix []byte, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
 	var err error
 	g := newGraph(name, compression)
 	switch kind := source.Sniff(prefix); kind {
@@ -108,7 +109,7 @@ func decodeStream(ctx context.Context, r io.Reader, compression string, prefix [
 		if hr, err = hprof.NewReader(r); err != nil {
 			return nil, err
 		}
-		err = decodeBinary(ctx, hr, nil, g, opts, reopen)
+		err = decodeBinary(ctx, hr, nil, inflated, g, opts, reopen)
 	case source.Text:
 		err = decodeText(ctx, r, g, opts)
 	default:

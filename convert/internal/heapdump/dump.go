@@ -1,7 +1,9 @@
 package heapdump
 
 import (
+	"context"
 	"encoding/binary"
+	"io"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
@@ -64,6 +66,12 @@ type Dump struct {
 	// SpanBounds are the object ID bounds of the scanned spans, in the
 	// order of AllSpans (fewer when a damaged span ended the scan).
 	SpanBounds []IDBounds
+	// StreamSpans are the heap records of this dump read as a stream
+	// (where they are in the input, decompressed; no reader), with the
+	// object ID bounds of each: the thread-name passes read them again
+	// where the input allows random access.
+	StreamSpans  []hprof.Segment
+	StreamBounds []IDBounds
 	// objs are the objects of each scanned span, for the retained view
 	// (when asked); streamed is set when a record of the dump was not a
 	// span, so the retained view must read the input again.
@@ -122,10 +130,40 @@ func New(index, idSize int, agg *Agg) *Dump {
 	}
 }
 
+// Stream reads the sub-records of heap record rec one at a time from r
+// (positioned on its body), calling progress now and then.
+func (h *Dump) Stream(ctx context.Context, e Env, r *hprof.Reader, rec hprof.Record, progress func()) error {
+	h.Streamed = true
+	h.StreamSpans = append(h.StreamSpans, hprof.NewSegment(nil, rec, r.Offset(), int64(rec.Length)))
+	h.StreamBounds = append(h.StreamBounds, IDBounds{})
+	hr := r.Heap()
+	for n := 1; ; n++ {
+		s, err := hr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if n&0xFFFF == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			progress()
+		}
+		if err := h.Sub(e, s, hr); err != nil {
+			return err
+		}
+	}
+}
+
 // Sub absorbs one heap sub-record read from a stream (hr is positioned
 // on its payload, which thread names may need).
 func (h *Dump) Sub(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	h.Subs[s.Tag]++
+	if s.Tag.IsObject() && len(h.StreamBounds) > 0 {
+		h.StreamBounds[len(h.StreamBounds)-1].add(s.ID)
+	}
 	if h.Noted != nil {
 		h.Noted.add(s, h.IDSize)
 	}

@@ -286,11 +286,12 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 	return nil // damage was reported by the first pass
 }
 
-// SpanNamePass reads the dump's spans again for thread names: thread
+// SpanNamePass reads heap records again for thread names: thread
 // objects, then their name Strings, then the value arrays, each pass
-// reading only what the one before asked for, and only the spans whose
-// object IDs (SpanBounds) may hold one of them.
-func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment) {
+// reading only what the one before asked for, and only the records whose
+// object IDs (bounds, by record; a record without is always read) may
+// hold one of them.
+func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, bounds []IDBounds) {
 	read := map[uint64]bool{} // thread objects read
 	for _, t := range h.ThreadRoots {
 		if _, ok := h.threadObjs[t.ObjectID]; !ok {
@@ -304,7 +305,7 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment) {
 			if len(pending) == 0 {
 				break
 			}
-			if i < len(h.SpanBounds) && !anyWithin(pending, h.SpanBounds[i]) {
+			if i < len(bounds) && !anyWithin(pending, bounds[i]) {
 				continue
 			}
 			body, err := sp.Body(&buf)
@@ -417,15 +418,30 @@ func (h *Dump) RootName(thread uint32) string {
 }
 
 // ResolveNames finds thread names whose String or value array came
-// before the thread object in the dump: it reads the dump's spans
-// again (plain files), then the input through reopen, up to three
+// before the thread object in the dump. It reads again the heap records
+// of the dump that may hold them: through at (random access to the
+// input, decompressed; nil for none) when the first pass streamed them,
+// else, when some were streamed, the input through reopen, up to three
 // times. reopen may be nil (standard input): the names found so far are
 // kept. It returns how many thread roots are still without a name.
-func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCloser, error)) int {
-	if len(h.AllSpans) > 0 {
-		h.SpanNamePass(e, h.AllSpans)
+func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCloser, error), at io.ReaderAt) int {
+	spans, bounds := h.AllSpans, h.SpanBounds
+	all := !h.Streamed // every heap record of the dump is in spans
+	if h.Streamed && at != nil {
+		spans = slices.Clone(spans)
+		for len(bounds) < len(h.AllSpans) { // not scanned (damaged): read them
+			bounds = append(bounds, IDBounds{Lo: 0, Hi: ^uint64(0), Any: true})
+		}
+		bounds = append(slices.Clip(bounds), h.StreamBounds...)
+		for _, sp := range h.StreamSpans {
+			spans = append(spans, hprof.NewSegment(at, sp.Rec, sp.Off, sp.N))
+		}
+		all = true
 	}
-	for pass := 0; pass < 3 && h.Unresolved() > 0; pass++ {
+	if len(spans) > 0 {
+		h.SpanNamePass(e, spans, bounds)
+	}
+	for pass := 0; !all && pass < 3 && h.Unresolved() > 0; pass++ {
 		before := h.Unresolved()
 		if reopen == nil {
 			break

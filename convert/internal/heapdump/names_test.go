@@ -108,7 +108,7 @@ func TestSpanNamePassReadsOnlyWhatNamesNeed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h.SpanNamePass(env, spans)
+	h.SpanNamePass(env, spans, h.SpanBounds)
 	got := map[uint64]string{}
 	for _, r := range h.ThreadRoots {
 		got[r.ObjectID] = r.Name
@@ -171,12 +171,13 @@ func TestNamePassStopsWhenNamesAreRead(t *testing.T) {
 	if err := h.AddSpan(env, &res); err != nil {
 		t.Fatal(err)
 	}
+	h.Streamed = true // the first pass read the dump as a stream
 	h.ThreadRoots = append(h.ThreadRoots, ThreadRoot{ObjectID: 1001, ThreadSerial: 1})
 	// The first pass read the thread object after its name's parts.
 	h.threadData(env, threadCls, 1001, sub(uint64(4001)))
 	var read int64
 	reopen := func() (io.ReadCloser, error) { return countingStream{bytes.NewReader(file), &read}, nil }
-	if n := h.ResolveNames(context.Background(), env, reopen); n != 0 {
+	if n := h.ResolveNames(context.Background(), env, reopen, nil); n != 0 {
 		t.Fatalf("%d names unresolved", n)
 	}
 	if h.ThreadRoots[0].Name != "worker-1" {
