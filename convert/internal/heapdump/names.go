@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"io"
+	"maps"
 	"slices"
 	"unicode/utf16"
 
@@ -300,7 +301,7 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, bounds []IDBounds) {
 	}
 	var buf []byte
 	for pass := 0; pass < 3; pass++ {
-		pending := sortedIDs(h.pendingNameParts(read))
+		pending := slices.Sorted(maps.Keys(h.pendingNameParts(read)))
 		for i, sp := range spans {
 			if len(pending) == 0 {
 				break
@@ -313,7 +314,7 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, bounds []IDBounds) {
 				return
 			}
 			h.spanNames(e, sp, body, read)
-			pending = sortedIDs(h.pendingNameParts(read))
+			pending = slices.Sorted(maps.Keys(h.pendingNameParts(read)))
 		}
 		h.ApplyNames()
 		if h.Unresolved() == 0 {
@@ -381,16 +382,6 @@ func (h *Dump) partRead(id uint64) bool {
 	}
 	_, ok := h.arrText[id]
 	return ok
-}
-
-// sortedIDs are the keys of ids in ascending order.
-func sortedIDs(ids map[uint64]bool) []uint64 {
-	out := make([]uint64, 0, len(ids))
-	for id := range ids {
-		out = append(out, id)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // anyWithin reports whether one of the sorted ids is within b.
