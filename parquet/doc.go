@@ -21,7 +21,9 @@
 // Rows are buffered in Arrow builders and written as a Parquet row group
 // whenever a table reaches Options.RowGroupRows rows, so the writer's own
 // memory stays bounded however many sources are added. Columns are zstd
-// compressed; strings are dictionary encoded. Each file's key-value
+// compressed; strings are dictionary encoded (not a String's text, nor
+// the heap tables' IDs). The same rows give the same file bytes, run
+// after run (see maxDictionaryPage). Each file's key-value
 // metadata names the table and the schema version (MetaSchemaVersion);
 // created_by names this program and the Parquet library (CreatedBy).
 //

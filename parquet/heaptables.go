@@ -63,11 +63,14 @@ func ParseTables(list string) ([]string, error) {
 const heapRowGroupFactor = 4
 
 // uniqueColumns are heap table columns whose values are (nearly) all
-// distinct: a dictionary only costs time and memory there.
+// distinct, or, for a String's text, mostly distinct and long: a
+// dictionary only costs time and memory there, and past
+// maxDictionaryPage Arrow would give it up for plain pages, which makes
+// the file differ from run to run (see newParquetSink).
 var uniqueColumns = map[string][]string{
 	TableObjects: {"object_id", "retained_size", "dominator_id"},
 	TableRefs:    {"from_id", "to_id", "array_index"},
-	TableStrings: {"object_id", "array_id"},
+	TableStrings: {"object_id", "array_id", "value"},
 	TableRoots:   {"object_id"},
 }
 

@@ -74,6 +74,15 @@ func newTable(cfg tableConfig, name string) (*table, error) {
 	return t, nil
 }
 
+// maxDictionaryPage is the dictionary size past which a column chunk
+// goes on in plain pages. Arrow v15 then lists the chunk's two encodings
+// in its footer in the order of a Go map, so the same rows would not give
+// the same file twice. Its default, 1 MB, is passed by a row group of
+// 256 Ki distinct int64 values (a heap table's sizes and lengths); a
+// String's text, the one column whose distinct values pass this, has no
+// dictionary (uniqueColumns).
+const maxDictionaryPage = 64 << 20
+
 // parquetSink writes record batches as Parquet row groups.
 type parquetSink struct{ fw *pqarrow.FileWriter }
 
@@ -83,6 +92,7 @@ func newParquetSink(f *os.File, schema *arrow.Schema, cfg tableConfig, extra ...
 		pq.WithCompression(compress.Codecs.Zstd),
 		pq.WithCompressionLevel(cfg.level),
 		pq.WithDictionaryDefault(true),
+		pq.WithDictionaryPageSizeLimit(maxDictionaryPage),
 		pq.WithMaxRowGroupLength(int64(cfg.maxRows)),
 		pq.WithStats(true),
 		pq.WithCreatedBy(CreatedBy()),
