@@ -46,6 +46,9 @@ type Dump struct {
 	// threadObjs maps thread object IDs (from roots, or instances of
 	// Thread subclasses) to the String ID of their name.
 	threadObjs map[uint64]uint64
+	// threadRead are the thread objects whose fields were read (each is
+	// read once, whichever pass meets it first).
+	threadRead map[uint64]bool
 	// threadFields keeps the field bytes of thread objects read before
 	// every CLASS DUMP of their class chain was (the hprof agent writes
 	// classes after instances); they are decoded when the dump ends.
@@ -122,6 +125,7 @@ func New(index, idSize int, agg *Agg) *Dump {
 		Classes:      map[uint64]*Class{},
 		Agg:          agg,
 		threadObjs:   map[uint64]uint64{},
+		threadRead:   map[uint64]bool{},
 		threadFields: map[uint64]threadFields{},
 		wantStr:      map[uint64]bool{},
 		strValue:     map[uint64]strRef{},

@@ -114,6 +114,7 @@ func (h *Dump) classChainKnown(cls uint64) bool {
 
 // threadData reads a thread object's name reference from its fields.
 func (h *Dump) threadData(e Env, class, id uint64, data []byte) {
+	h.threadRead[id] = true
 	if len(data) == 0 {
 		return // the hprof agent writes bare records without field values
 	}
@@ -248,7 +249,7 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 		return err
 	}
 	// What is still to read: the pass ends when nothing is.
-	pending := h.pendingNameParts(nil)
+	pending := h.pendingNameParts(false)
 	var dumps hprof.DumpCounter
 	err = hprof.Walk(ctx, r, func(rec hprof.Record) error {
 		if len(pending) == 0 {
@@ -293,7 +294,6 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 // object IDs (bounds, by record; a record without is always read) may
 // hold one of them.
 func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, bounds []IDBounds) {
-	read := map[uint64]bool{} // thread objects read
 	for _, t := range h.ThreadRoots {
 		if _, ok := h.threadObjs[t.ObjectID]; !ok {
 			h.threadObjs[t.ObjectID] = 0
@@ -301,7 +301,7 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, bounds []IDBounds) {
 	}
 	var buf []byte
 	for pass := 0; pass < 3; pass++ {
-		pending := slices.Sorted(maps.Keys(h.pendingNameParts(read)))
+		pending := slices.Sorted(maps.Keys(h.pendingNameParts(true)))
 		for i, sp := range spans {
 			if len(pending) == 0 {
 				break
@@ -313,8 +313,8 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, bounds []IDBounds) {
 			if err != nil {
 				return
 			}
-			h.spanNames(e, sp, body, read)
-			pending = slices.Sorted(maps.Keys(h.pendingNameParts(read)))
+			h.spanNames(e, sp, body)
+			pending = slices.Sorted(maps.Keys(h.pendingNameParts(true)))
 		}
 		h.ApplyNames()
 		if h.Unresolved() == 0 {
@@ -325,7 +325,7 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, bounds []IDBounds) {
 
 // spanNames reads the thread objects, Strings and arrays the names still
 // need from one span's body.
-func (h *Dump) spanNames(e Env, sp hprof.Segment, body []byte, read map[uint64]bool) {
+func (h *Dump) spanNames(e Env, sp hprof.Segment, body []byte) {
 	hb := hprof.NewHeapBytes(body, sp.Rec, h.IDSize)
 	for {
 		s, err := hb.Next()
@@ -338,8 +338,7 @@ func (h *Dump) spanNames(e Env, sp hprof.Segment, body []byte, read map[uint64]b
 		}
 		switch s.Tag {
 		case hprof.InstanceDump:
-			if ref, ok := h.threadObjs[s.ID]; ok && ref == 0 && !read[s.ID] {
-				read[s.ID] = true
+			if ref, ok := h.threadObjs[s.ID]; ok && ref == 0 && !h.threadRead[s.ID] {
 				h.threadData(e, s.ClassID, s.ID, data)
 			} else if h.needsString(s) {
 				h.stringData(e, s.ClassID, s.ID, data)
@@ -353,14 +352,14 @@ func (h *Dump) spanNames(e Env, sp hprof.Segment, body []byte, read map[uint64]b
 }
 
 // pendingNameParts are the IDs of the objects the thread names still
-// need: thread objects not read yet (read is nil when the pass reads
-// none), and Strings and arrays wanted and not read. A name reference is
+// need: thread objects not read yet (when threads is set: the pass reads
+// them), and Strings and arrays wanted and not read. A name reference is
 // a String or (JDK 5 to 7) a char[]: either read ends the wait.
-func (h *Dump) pendingNameParts(read map[uint64]bool) map[uint64]bool {
+func (h *Dump) pendingNameParts(threads bool) map[uint64]bool {
 	ids := map[uint64]bool{}
-	if read != nil {
+	if threads {
 		for id, ref := range h.threadObjs {
-			if ref == 0 && !read[id] {
+			if ref == 0 && !h.threadRead[id] {
 				ids[id] = true
 			}
 		}
@@ -419,11 +418,11 @@ func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCl
 	spans, bounds := h.AllSpans, h.SpanBounds
 	all := !h.Streamed // every heap record of the dump is in spans
 	if h.Streamed && at != nil {
-		spans = slices.Clone(spans)
-		for len(bounds) < len(h.AllSpans) { // not scanned (damaged): read them
+		spans, bounds = slices.Clone(spans), slices.Clone(bounds)
+		for len(bounds) < len(spans) { // not scanned (damaged): read them
 			bounds = append(bounds, IDBounds{Lo: 0, Hi: ^uint64(0), Any: true})
 		}
-		bounds = append(slices.Clip(bounds), h.StreamBounds...)
+		bounds = append(bounds, h.StreamBounds...)
 		for _, sp := range h.StreamSpans {
 			spans = append(spans, hprof.NewSegment(at, sp.Rec, sp.Off, sp.N))
 		}
