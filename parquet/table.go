@@ -83,6 +83,11 @@ func newTable(cfg tableConfig, name string) (*table, error) {
 // dictionary (uniqueColumns).
 const maxDictionaryPage = 64 << 20
 
+// dictionaryPageLimit is maxDictionaryPage; tests lower it to write the
+// plain pages after a dictionary that readers must still read (a row
+// group of more than 64 MB of distinct strings has them).
+var dictionaryPageLimit int64 = maxDictionaryPage
+
 // parquetSink writes record batches as Parquet row groups.
 type parquetSink struct{ fw *pqarrow.FileWriter }
 
@@ -92,7 +97,7 @@ func newParquetSink(f *os.File, schema *arrow.Schema, cfg tableConfig, extra ...
 		pq.WithCompression(compress.Codecs.Zstd),
 		pq.WithCompressionLevel(cfg.level),
 		pq.WithDictionaryDefault(true),
-		pq.WithDictionaryPageSizeLimit(maxDictionaryPage),
+		pq.WithDictionaryPageSizeLimit(dictionaryPageLimit),
 		pq.WithMaxRowGroupLength(int64(cfg.maxRows)),
 		pq.WithStats(true),
 		pq.WithCreatedBy(CreatedBy()),
