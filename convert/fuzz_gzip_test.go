@@ -6,6 +6,8 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"testing"
@@ -81,6 +83,68 @@ func FuzzGzip(f *testing.F) {
 		}
 		if a, b := summary(gz), summary(plain); a != b {
 			t.Fatalf("gzip and plain decodings differ:\ngzip:  %s\nplain: %s", a, b)
+		}
+	})
+}
+
+// jdkGzip compresses data as the JDK's `-gz` writes it: members of at
+// most block bytes, the first announcing the block size in its comment.
+func jdkGzip(data []byte, block int) []byte {
+	var out bytes.Buffer
+	for i := 0; i == 0 || i < len(data); i += block {
+		zw := gzip.NewWriter(&out)
+		if i == 0 {
+			zw.Comment = fmt.Sprintf("HPROF BLOCKSIZE=%d", block)
+		}
+		zw.Write(data[i:min(len(data), i+block)])
+		zw.Close()
+	}
+	return out.Bytes()
+}
+
+// FuzzGzipChunked converts HPROF bytes as two files, plain and in the
+// JDK's chunked -gz format: the plain file is read in spans, the gzip one
+// as a stream whose heap records are read back through its member table
+// (thread names). Both must give the same decoding and the same thread
+// names.
+func FuzzGzipChunked(f *testing.F) {
+	for _, b := range fileSeeds() {
+		f.Add(b, uint16(1024))
+	}
+	f.Fuzz(func(t *testing.T, data []byte, block uint16) {
+		if len(data) == 0 || len(data) > 1<<20 || bytes.HasPrefix(data, []byte{0x1f, 0x8b}) || bytes.HasPrefix(data, []byte("BZh")) {
+			return
+		}
+		dir := t.TempDir()
+		plainPath, gzPath := filepath.Join(dir, "d.hprof"), filepath.Join(dir, "d.hprof.gz")
+		if os.WriteFile(plainPath, data, 0o644) != nil || os.WriteFile(gzPath, jdkGzip(data, 64+int(block)), 0o644) != nil {
+			t.Fatal("writing the inputs")
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		gz, gzErr := ConvertFile(ctx, gzPath, Options{})
+		plain, plainErr := ConvertFile(ctx, plainPath, Options{})
+		if ctx.Err() != nil {
+			t.Fatalf("decoding %d bytes took longer than 10s", len(data))
+		}
+		if (gzErr == nil) != (plainErr == nil) {
+			t.Fatalf("gzip: %v; plain: %v", gzErr, plainErr)
+		}
+		if gzErr != nil {
+			return
+		}
+		if a, b := summary(gz), summary(plain); a != b {
+			t.Fatalf("gzip and plain decodings differ:\ngzip:  %s\nplain: %s", a, b)
+		}
+		names := func(g *graph.Graph) string {
+			var s []string
+			for _, th := range g.Threads {
+				s = append(s, fmt.Sprintf("%x=%q", th.ObjectID, th.Name))
+			}
+			return fmt.Sprint(s)
+		}
+		if a, b := names(gz), names(plain); a != b {
+			t.Fatalf("thread names differ:\ngzip:  %s\nplain: %s", a, b)
 		}
 	})
 }

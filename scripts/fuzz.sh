@@ -23,6 +23,7 @@ targets="
 ./convert/hprof FuzzHeapPaths
 ./convert FuzzConvert
 ./convert FuzzGzip
+./convert FuzzGzipChunked
 ./convert/text FuzzParse
 ./convert FuzzStream
 ./convert FuzzRetained
