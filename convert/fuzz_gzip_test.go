@@ -75,16 +75,26 @@ func FuzzGzip(f *testing.F) {
 			return
 		}
 		plain, plainErr := Convert(ctx, bytes.NewReader(data), "fuzz", Options{})
-		if (gzErr == nil) != (plainErr == nil) {
-			t.Fatalf("gzip: %v; plain: %v", gzErr, plainErr)
-		}
-		if gzErr != nil {
+		if !sameDecoding(t, gz, gzErr, plain, plainErr) {
 			return
 		}
-		if a, b := summary(gz), summary(plain); a != b {
-			t.Fatalf("gzip and plain decodings differ:\ngzip:  %s\nplain: %s", a, b)
-		}
 	})
+}
+
+// sameDecoding fails t unless the gzip and plain decodings agree, and
+// reports whether they both succeeded (there is more to compare).
+func sameDecoding(t *testing.T, gz *graph.Graph, gzErr error, plain *graph.Graph, plainErr error) bool {
+	t.Helper()
+	if (gzErr == nil) != (plainErr == nil) {
+		t.Fatalf("gzip: %v; plain: %v", gzErr, plainErr)
+	}
+	if gzErr != nil {
+		return false
+	}
+	if a, b := summary(gz), summary(plain); a != b {
+		t.Fatalf("gzip and plain decodings differ:\ngzip:  %s\nplain: %s", a, b)
+	}
+	return true
 }
 
 // jdkGzip compresses data as the JDK's `-gz` writes it: members of at
@@ -127,14 +137,8 @@ func FuzzGzipChunked(f *testing.F) {
 		if ctx.Err() != nil {
 			t.Fatalf("decoding %d bytes took longer than 10s", len(data))
 		}
-		if (gzErr == nil) != (plainErr == nil) {
-			t.Fatalf("gzip: %v; plain: %v", gzErr, plainErr)
-		}
-		if gzErr != nil {
+		if !sameDecoding(t, gz, gzErr, plain, plainErr) {
 			return
-		}
-		if a, b := summary(gz), summary(plain); a != b {
-			t.Fatalf("gzip and plain decodings differ:\ngzip:  %s\nplain: %s", a, b)
 		}
 		names := func(g *graph.Graph) string {
 			var s []string
