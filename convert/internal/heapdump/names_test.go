@@ -187,3 +187,30 @@ func TestNamePassStopsWhenNamesAreRead(t *testing.T) {
 		t.Errorf("read %d of %d bytes: the pass went on after the names were read", read, len(file))
 	}
 }
+
+// TestResolveNamesNoReopenWhenSpansCoverTheDump: when every heap record
+// of the dump is a span, a name no record holds is not looked for by
+// reading the whole input again.
+func TestResolveNamesNoReopenWhenSpansCoverTheDump(t *testing.T) {
+	const threadCls = 200
+	env := testEnv{strs: map[uint64]string{10: "name"}, classes: map[uint64]string{threadCls: "java.lang.Thread"}}
+	body := bytes.Join([][]byte{
+		classDump(threadCls, hprof.FieldDecl{NameID: 10, Type: hprof.TypeObject}),
+		sub(uint8(0x08), uint64(1001), uint32(1), uint32(0)), // a thread whose name String is nowhere
+		instance(1001, threadCls, sub(uint64(4001))),
+	}, nil)
+	h := New(1, 8, nil)
+	rec := hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(body))}
+	res := ScanSpan(rec, body, 8, NewAgg(8, [heapsize.Models]int64{}, nil), false)
+	if err := h.AddSpan(env, &res); err != nil {
+		t.Fatal(err)
+	}
+	h.AllSpans = []hprof.Segment{hprof.NewSegment(bytes.NewReader(body), rec, 0, int64(len(body)))}
+	reopen := func() (io.ReadCloser, error) {
+		t.Error("the input was opened again")
+		return nil, io.EOF
+	}
+	if n := h.ResolveNames(context.Background(), env, reopen, nil); n != 1 {
+		t.Errorf("%d names unresolved, want 1", n)
+	}
+}
