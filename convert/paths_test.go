@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
@@ -29,7 +30,8 @@ func TestMappedEqualsStreamed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, n := range []int{len(b) / 2, len(b) / 50, len(b) - 9} {
+	// …and exactly between two sub-records of a heap segment.
+	for _, n := range []int{len(b) / 2, len(b) / 50, len(b) - 9, subRecordStart(t, b, 1000)} {
 		p := filepath.Join(t.TempDir(), "cut.hprof")
 		os.WriteFile(p, b[:n], 0o644)
 		cases = append(cases, p)
@@ -70,6 +72,35 @@ func TestMappedEqualsStreamed(t *testing.T) {
 			}
 		})
 	}
+}
+
+// subRecordStart is the offset of the nth sub-record of the first heap
+// record of the dump b.
+func subRecordStart(t *testing.T, b []byte, nth int) int {
+	t.Helper()
+	r, err := hprof.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := -1
+	hprof.Walk(context.Background(), r, func(rec hprof.Record) error {
+		if rec.Tag != hprof.TagHeapDumpSegment && rec.Tag != hprof.TagHeapDump {
+			return nil
+		}
+		hr := r.Heap()
+		for i := 0; i <= nth; i++ {
+			s, err := hr.Next()
+			if err != nil {
+				return hprof.ErrStop
+			}
+			at = int(s.Offset)
+		}
+		return hprof.ErrStop
+	})
+	if at <= 0 {
+		t.Fatalf("no sub-record %d in the first heap record", nth)
+	}
+	return at
 }
 
 func mapSoft(m map[string]int64) []string {

@@ -201,7 +201,13 @@ func (h *HeapReader) nextStreamed() (*SubRecord, error) {
 			r.grow(need)
 		}
 		if !r.fill(need) && uint64(r.end-r.pos) == avail {
-			return nil, h.cut(r.ioErr(r.where(tag), uint64(need)-avail), tag, off)
+			err := r.ioErr(r.where(tag), uint64(need)-avail)
+			if avail == 0 && errors.Is(err, ErrTruncated) {
+				// The input ends between two sub-records: the record
+				// is short, as the in-memory reader says it.
+				return nil, errAt(ErrTruncated, off, r.cur.Name(), "input ends %d bytes short", h.remain)
+			}
+			return nil, h.cut(err, tag, off)
 		}
 	}
 }
