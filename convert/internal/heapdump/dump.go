@@ -66,20 +66,18 @@ type Dump struct {
 	// pass (plain files); they are parsed when the dump ends (ScanSpans).
 	Spans    []hprof.Segment
 	AllSpans []hprof.Segment // kept for the thread-name passes
-	// SpanBounds are the object ID bounds of the scanned spans, in the
-	// order of AllSpans (fewer when a damaged span ended the scan).
-	SpanBounds []IDBounds
+	// SpanIDs sum up the object IDs of the scanned spans, in the order
+	// of AllSpans (fewer when a damaged span ended the scan).
+	SpanIDs []retained.IDRange
 	// StreamSpans are the heap records of this dump read as a stream
-	// (where they are in the input, decompressed; no reader), with the
-	// object ID bounds of each: the thread-name passes read them again
-	// where the input allows random access.
-	StreamSpans  []hprof.Segment
-	StreamBounds []IDBounds
-	// objs are the objects of each scanned span, for the retained view
-	// (when asked); streamed is set when a record of the dump was not a
-	// span, so the retained view must read the input again.
-	Objs     []SpanObjects
-	Streamed bool
+	// (where they are in the input, decompressed; no reader), with their
+	// object IDs summed up: the thread-name passes read them again where
+	// the input allows random access.
+	StreamSpans []hprof.Segment
+	StreamIDs   []retained.IDRange
+	// Objs are the objects of each scanned span, for the retained view
+	// (when asked).
+	Objs []SpanObjects
 	// Noted, when set (the retained view is asked for), collects the
 	// objects of the streamed records.
 	Noted *StreamedObjects
@@ -137,9 +135,8 @@ func New(index, idSize int, agg *Agg) *Dump {
 // Stream reads the sub-records of heap record rec one at a time from r
 // (positioned on its body), calling progress now and then.
 func (h *Dump) Stream(ctx context.Context, e Env, r *hprof.Reader, rec hprof.Record, progress func()) error {
-	h.Streamed = true
 	h.StreamSpans = append(h.StreamSpans, hprof.NewSegment(nil, rec, r.Offset(), int64(rec.Length)))
-	h.StreamBounds = append(h.StreamBounds, IDBounds{})
+	h.StreamIDs = append(h.StreamIDs, retained.IDRange{})
 	hr := r.Heap()
 	for n := 1; ; n++ {
 		s, err := hr.Next()
@@ -161,12 +158,16 @@ func (h *Dump) Stream(ctx context.Context, e Env, r *hprof.Reader, rec hprof.Rec
 	}
 }
 
+// Streamed reports whether a heap record of the dump was not a span
+// (read as a stream): the retained view must then read the input again.
+func (h *Dump) Streamed() bool { return len(h.StreamSpans) > 0 }
+
 // Sub absorbs one heap sub-record read from a stream (hr is positioned
 // on its payload, which thread names may need).
 func (h *Dump) Sub(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	h.Subs[s.Tag]++
-	if s.Tag.IsObject() && len(h.StreamBounds) > 0 {
-		h.StreamBounds[len(h.StreamBounds)-1].add(s.ID)
+	if s.Tag.IsObject() && len(h.StreamIDs) > 0 {
+		h.StreamIDs[len(h.StreamIDs)-1].Add(s.ID)
 	}
 	if h.Noted != nil {
 		h.Noted.add(s, h.IDSize)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // threadInstance reports whether an instance may be a thread object: its
@@ -291,9 +292,9 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 // SpanNamePass reads heap records again for thread names: thread
 // objects, then their name Strings, then the value arrays, each pass
 // reading only what the one before asked for, and only the records whose
-// object IDs (bounds, by record; a record without is always read) may
-// hold one of them.
-func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, bounds []IDBounds) {
+// object IDs (ids, by record; a record without is always read) may hold
+// one of them.
+func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, ids []retained.IDRange) {
 	for _, t := range h.ThreadRoots {
 		if _, ok := h.threadObjs[t.ObjectID]; !ok {
 			h.threadObjs[t.ObjectID] = 0
@@ -306,7 +307,7 @@ func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, bounds []IDBounds) {
 			if len(pending) == 0 {
 				break
 			}
-			if i < len(bounds) && !anyWithin(pending, bounds[i]) {
+			if i < len(ids) && !anyWithin(pending, ids[i]) {
 				continue
 			}
 			body, err := sp.Body(&buf)
@@ -383,13 +384,14 @@ func (h *Dump) partRead(id uint64) bool {
 	return ok
 }
 
-// anyWithin reports whether one of the sorted ids is within b.
-func anyWithin(ids []uint64, b IDBounds) bool {
-	if !b.Any {
+// anyWithin reports whether one of the sorted ids is within the range of
+// r.
+func anyWithin(ids []uint64, r retained.IDRange) bool {
+	if r.N == 0 {
 		return false
 	}
-	i, _ := slices.BinarySearch(ids, b.Lo)
-	return i < len(ids) && ids[i] <= b.Hi
+	i, _ := slices.BinarySearch(ids, r.Lo)
+	return i < len(ids) && ids[i] <= r.Hi
 }
 
 // RootName is the name of the first thread object of the heap dump
@@ -415,21 +417,21 @@ func (h *Dump) RootName(thread uint32) string {
 // times. reopen may be nil (standard input): the names found so far are
 // kept. It returns how many thread roots are still without a name.
 func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCloser, error), at io.ReaderAt) int {
-	spans, bounds := h.AllSpans, h.SpanBounds
-	all := !h.Streamed // every heap record of the dump is in spans
-	if h.Streamed && at != nil {
-		spans, bounds = slices.Clone(spans), slices.Clone(bounds)
-		for len(bounds) < len(spans) { // not scanned (damaged): read them
-			bounds = append(bounds, IDBounds{Lo: 0, Hi: ^uint64(0), Any: true})
+	spans, ids := h.AllSpans, h.SpanIDs
+	all := !h.Streamed() // every heap record of the dump is in spans
+	if h.Streamed() && at != nil {
+		spans, ids = slices.Clone(spans), slices.Clone(ids)
+		for len(ids) < len(spans) { // not scanned (damaged): read them
+			ids = append(ids, retained.IDRange{N: 1, Lo: 0, Hi: ^uint64(0)})
 		}
-		bounds = append(bounds, h.StreamBounds...)
+		ids = append(ids, h.StreamIDs...)
 		for _, sp := range h.StreamSpans {
 			spans = append(spans, hprof.NewSegment(at, sp.Rec, sp.Off, sp.N))
 		}
 		all = true
 	}
 	if len(spans) > 0 {
-		h.SpanNamePass(e, spans, bounds)
+		h.SpanNamePass(e, spans, ids)
 	}
 	for pass := 0; !all && pass < 3 && h.Unresolved() > 0; pass++ {
 		before := h.Unresolved()

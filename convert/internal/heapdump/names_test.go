@@ -108,7 +108,7 @@ func TestSpanNamePassReadsOnlyWhatNamesNeed(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	h.SpanNamePass(env, spans, h.SpanBounds)
+	h.SpanNamePass(env, spans, h.SpanIDs)
 	got := map[uint64]string{}
 	for _, r := range h.ThreadRoots {
 		got[r.ObjectID] = r.Name
@@ -171,7 +171,7 @@ func TestNamePassStopsWhenNamesAreRead(t *testing.T) {
 	if err := h.AddSpan(env, &res); err != nil {
 		t.Fatal(err)
 	}
-	h.Streamed = true // the first pass read the dump as a stream
+	h.StreamSpans = []hprof.Segment{{}} // the first pass read the dump as a stream
 	h.ThreadRoots = append(h.ThreadRoots, ThreadRoot{ObjectID: 1001, ThreadSerial: 1})
 	// The first pass read the thread object after its name's parts.
 	h.threadData(env, threadCls, 1001, sub(uint64(4001)))

@@ -18,28 +18,9 @@ type SpanResult struct {
 	Roots   []ThreadRoot
 	Subs    [256]int64
 	Err     error
-	Objs    *SpanObjects // for the retained view, when asked
-	Bounds  IDBounds     // of the span's objects, for the thread-name passes
+	Objs    *SpanObjects     // for the retained view, when asked
+	IDs     retained.IDRange // the span's object IDs summed up: for the thread-name passes and the retained view
 }
-
-// IDBounds are the smallest and largest object ID of a span: the
-// thread-name passes read again only the spans that may hold an object
-// they look for. The zero value holds no ID.
-type IDBounds struct {
-	Lo, Hi uint64
-	Any    bool
-}
-
-func (b *IDBounds) add(id uint64) {
-	if !b.Any {
-		b.Lo, b.Hi, b.Any = id, id, true
-		return
-	}
-	b.Lo, b.Hi = min(b.Lo, id), max(b.Hi, id)
-}
-
-// Holds reports whether id may be an object of the span.
-func (b IDBounds) Holds(id uint64) bool { return b.Any && id >= b.Lo && id <= b.Hi }
 
 // ScanSpan counts the sub-records of one span into agg; with objs, it
 // also notes the span's objects for the retained view.
@@ -51,6 +32,7 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		ids = idBuffers.Get().(*[]uint64)
 		*ids = (*ids)[:0]
 		defer func() {
+			res.Objs.IDs = res.IDs
 			res.Objs.Set = retained.NewSegmentIDs(*ids)
 			idBuffers.Put(ids)
 		}()
@@ -72,7 +54,7 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		}
 		res.Subs[s.Tag]++
 		if s.Tag.IsObject() {
-			res.Bounds.add(s.ID)
+			res.IDs.Add(s.ID)
 		}
 		if res.Objs != nil {
 			if short && whole {
@@ -118,25 +100,21 @@ type SpanObjects struct {
 // idBuffers hold a span's object IDs while it is scanned.
 var idBuffers = sync.Pool{New: func() any { return new([]uint64) }}
 
-// add notes one sub-record. Its references count only when its payload
+// add notes one sub-record's references (its ID goes into
+// SpanResult.IDs). They count only when its payload
 // is whole (the retained view reads no further): a cut record's lengths
 // are claims the input does not back, and the bound reserves room.
 func (o *SpanObjects) add(s *hprof.SubRecord, idSize int, whole bool) {
 	switch s.Tag {
 	case hprof.InstanceDump:
-		o.IDs.Add(s.ID)
 		if whole {
 			o.Refs += int64(s.Length) / int64(idSize)
 		}
 	case hprof.ObjArrayDump:
-		o.IDs.Add(s.ID)
 		if whole {
 			o.Refs += int64(s.Length)
 		}
-	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-		o.IDs.Add(s.ID)
 	case hprof.ClassDump:
-		o.IDs.Add(s.ID)
 		o.Refs += int64(len(s.Class.Statics)) + 1 // + the loader
 	}
 }
@@ -176,7 +154,7 @@ func (h *Dump) AddSpan(e Env, res *SpanResult) error {
 		h.ClassDump(e, &res.Classes[c])
 	}
 	h.ThreadRoots = append(h.ThreadRoots, res.Roots...)
-	h.SpanBounds = append(h.SpanBounds, res.Bounds)
+	h.SpanIDs = append(h.SpanIDs, res.IDs)
 	if res.Objs != nil {
 		h.Objs = append(h.Objs, *res.Objs)
 	}
@@ -194,7 +172,7 @@ func (h *Dump) AddSpan(e Env, res *SpanResult) error {
 func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, idSize int) {
 	defer func() { h.Objs, h.Noted = nil, nil }()
 	switch {
-	case file != nil && !h.Streamed && len(h.Objs) > 0:
+	case file != nil && !h.Streamed() && len(h.Objs) > 0:
 		in.Segments = &FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: mapSpans}
 		for _, o := range h.Objs {
 			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
