@@ -168,7 +168,9 @@ func (m *Members) ReadAt(p []byte, off int64) (int, error) {
 		// The last member starting at or before off.
 		i := sort.Search(len(m.comp), func(i int) bool { return m.at[i+1] > off })
 		if i != m.cur {
-			mb := inflateMemberGo(m.f, m.size, m.comp[i], m.block)
+			inf := newMemberInflater(m.block) // libdeflate where built with it, as the first pass
+			mb := inf.inflate(m.f, m.size, m.comp[i])
+			inf.close()
 			if mb.err == nil && int64(len(mb.data)) != m.at[i+1]-m.at[i] {
 				mb.err = errors.New("member inflates to another length than when first read")
 			}
