@@ -23,7 +23,7 @@
 // memory stays bounded however many sources are added. Columns are zstd
 // compressed; strings are dictionary encoded (not a String's text, nor
 // the heap tables' IDs). The same rows give the same file bytes, run
-// after run (see maxDictionaryPage). Each file's key-value
+// after run (see dictionaryPageLimit). Each file's key-value
 // metadata names the table and the schema version (MetaSchemaVersion);
 // created_by names this program and the Parquet library (CreatedBy).
 //

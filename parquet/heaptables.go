@@ -65,7 +65,7 @@ const heapRowGroupFactor = 4
 // uniqueColumns are heap table columns whose values are (nearly) all
 // distinct, or, for a String's text, mostly distinct and long: a
 // dictionary only costs time and memory there, and past
-// maxDictionaryPage Arrow would give it up for plain pages, which makes
+// dictionaryPageLimit Arrow would give it up for plain pages, which makes
 // the file differ from run to run (see newParquetSink).
 var uniqueColumns = map[string][]string{
 	TableObjects: {"object_id", "retained_size", "dominator_id"},

@@ -74,19 +74,15 @@ func newTable(cfg tableConfig, name string) (*table, error) {
 	return t, nil
 }
 
-// maxDictionaryPage is the dictionary size past which a column chunk
+// dictionaryPageLimit is the dictionary size past which a column chunk
 // goes on in plain pages. Arrow v15 then lists the chunk's two encodings
 // in its footer in the order of a Go map, so the same rows would not give
 // the same file twice. Its default, 1 MB, is passed by a row group of
 // 256 Ki distinct int64 values (a heap table's sizes and lengths); a
-// String's text, the one column whose distinct values pass this, has no
-// dictionary (uniqueColumns).
-const maxDictionaryPage = 64 << 20
-
-// dictionaryPageLimit is maxDictionaryPage; tests lower it to write the
-// plain pages after a dictionary that readers must still read (a row
-// group of more than 64 MB of distinct strings has them).
-var dictionaryPageLimit int64 = maxDictionaryPage
+// String's text, the one column whose distinct values pass 64 MB, has no
+// dictionary (uniqueColumns). Tests lower it to write the plain pages
+// after a dictionary that readers must still read.
+var dictionaryPageLimit int64 = 64 << 20
 
 // parquetSink writes record batches as Parquet row groups.
 type parquetSink struct{ fw *pqarrow.FileWriter }
