@@ -18,7 +18,8 @@ import (
 )
 
 // cgroupChildEnv makes the test binary a child that writes one dump's
-// retained view and exits: "INPUT|OUTPUT|SPILLDIR".
+// retained view and exits: "INPUT|OUTPUT|SPILLDIR|BUDGET" (BUDGET:
+// Options.RetainedMemory).
 const cgroupChildEnv = "HPROF2PPROF_TEST_CGROUP_CHILD"
 
 // TestMain runs the child when asked to, else the tests.
@@ -31,15 +32,17 @@ func TestMain(m *testing.M) {
 
 func cgroupChild(arg string) int {
 	a := strings.Split(arg, "|")
-	if len(a) != 3 {
+	budget, err := strconv.ParseInt(a[len(a)-1], 10, 64)
+	if len(a) != 4 || err != nil {
 		fmt.Fprintln(os.Stderr, "bad child arguments")
 		return 2
 	}
 	// The small fixture's graph fits a quarter of any limit a Go program
-	// runs in, so spilling is forced here; the limit the view would take
-	// its budget from is reported.
+	// runs in, so spilling is forced here (budget -1) or a budget below
+	// the graph is given (the limit then decides what stays in memory);
+	// the limit the view would take its budget from is reported.
 	fmt.Fprintf(os.Stderr, "cgroup limit %d\n", retained.CgroupMemoryLimit())
-	g, err := ConvertFile(context.Background(), a[0], Options{Views: []string{graph.ViewRetained}, SpillDir: a[2], RetainedMemory: -1})
+	g, err := ConvertFile(context.Background(), a[0], Options{Views: []string{graph.ViewRetained}, SpillDir: a[2], RetainedMemory: budget})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -103,8 +106,9 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 // TestRetainedUnderMemoryCgroup runs the retained view in a child process
 // held by the kernel to a tight memory limit, with the graph in mapped
 // files (dirty pages the kernel must be able to write back and reclaim
-// within the limit); the child must find its cgroup's limit, and its
-// profile must equal the unconstrained one byte for byte. The big-dump
+// within the limit), all of it or all but the arrays used at random that
+// the limit leaves room for; the child must find its cgroup's limit, and
+// its profile must equal the unconstrained one byte for byte. The big-dump
 // figures (bench-1g in 512 MiB) are in docs/benchmarks.md.
 func TestRetainedUnderMemoryCgroup(t *testing.T) {
 	if !retained.CanSpill {
@@ -125,26 +129,33 @@ func TestRetainedUnderMemoryCgroup(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	dir := t.TempDir()
-	out := filepath.Join(dir, "retained.pb.gz")
-	cmd := exec.Command("/bin/sh", "-c", `echo $$ > "$1/cgroup.procs" && shift && exec "$@"`, "sh", cg, os.Args[0])
-	cmd.Env = append(os.Environ(), cgroupChildEnv+"="+path+"|"+out+"|"+dir, "GOMAXPROCS=2")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("child in a %d MiB cgroup: %v (exit 137 is the OOM killer)\n%s", limit>>20, err, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), fmt.Sprintf("cgroup limit %d\n", limit)) {
-		t.Errorf("the child did not find its cgroup's limit of %d bytes:\n%s", limit, stderr.String())
-	}
-	if !strings.Contains(stderr.String(), "spilled to ") {
-		t.Errorf("the graph did not spill under the cgroup's limit; notes:\n%s", stderr.String())
-	}
-	got, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want.Bytes()) {
-		t.Error("the retained view made under the memory limit differs from the unconstrained one")
+	// Forced, every array is a file; over a budget of 1 MiB, the arrays
+	// used at random stay in memory, as the limit leaves room for them.
+	for _, budget := range []int64{-1, 1 << 20} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "retained.pb.gz")
+		cmd := exec.Command("/bin/sh", "-c", `echo $$ > "$1/cgroup.procs" && shift && exec "$@"`, "sh", cg, os.Args[0])
+		cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s|%s|%s|%d", cgroupChildEnv, path, out, dir, budget), "GOMAXPROCS=2")
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("child in a %d MiB cgroup, budget %d: %v (exit 137 is the OOM killer)\n%s", limit>>20, budget, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), fmt.Sprintf("cgroup limit %d\n", limit)) {
+			t.Errorf("the child did not find its cgroup's limit of %d bytes:\n%s", limit, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), "spilled to ") {
+			t.Errorf("budget %d: the graph did not spill under the cgroup's limit; notes:\n%s", budget, stderr.String())
+		}
+		if hot := strings.Contains(stderr.String(), "used at random in memory"); hot != (budget > 0) {
+			t.Errorf("budget %d: arrays used at random in memory: %v; notes:\n%s", budget, hot, stderr.String())
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("budget %d: the retained view made under the memory limit differs from the unconstrained one", budget)
+		}
 	}
 }

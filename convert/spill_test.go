@@ -15,23 +15,34 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
 
-// TestRetainedSpill forces the retained graph into mapped files and
-// requires the same view, byte for byte, as on the heap, from both the
-// mapped-span and the streaming fill; the spill directory must be gone
-// afterwards.
+// TestRetainedSpill puts the retained graph into mapped files, forced
+// (every array a file) and over a small budget (the arrays used at
+// random in memory, the rest files), and requires the same view, byte
+// for byte, as on the heap, from both the mapped-span and the streaming
+// fill; the spill directory must be gone afterwards.
 func TestRetainedSpill(t *testing.T) {
 	if !retained.CanSpill {
 		t.Skip("this platform keeps the graph on the heap")
 	}
 	path := filepath.Join("..", "testdata", "jdk17-zoo-live.hprof")
-	for _, sequential := range []bool{false, true} {
-		t.Run(map[bool]string{false: "spans", true: "stream"}[sequential], func(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		sequential bool
+		budget     int64
+	}{
+		{"spans/forced", false, -1},
+		{"stream/forced", true, -1},
+		{"spans/budget", false, 1 << 20},
+		{"stream/budget", true, 1 << 20},
+	} {
+		sequential := c.sequential
+		t.Run(c.name, func(t *testing.T) {
 			convert := func(spillDir string) (*graph.Graph, *testhooks.Retained) {
 				probe := &testhooks.Retained{}
 				ctx := testhooks.With(context.Background(), testhooks.Hooks{Retained: probe, Sequential: sequential})
 				opts := Options{Views: []string{graph.ViewRetained}}
 				if spillDir != "" {
-					opts.RetainedMemory, opts.SpillDir = -1, spillDir
+					opts.RetainedMemory, opts.SpillDir = c.budget, spillDir
 				}
 				g, err := ConvertFile(ctx, path, opts)
 				if err != nil {
@@ -51,6 +62,11 @@ func TestRetainedSpill(t *testing.T) {
 			s := sp.Result.Spill
 			if s.Err != nil || !strings.HasPrefix(s.Dir, parent) || s.Mapped == 0 || s.Peak == 0 || s.Peak > s.Mapped {
 				t.Fatalf("spill %+v: want a directory in %s and mapped bytes", s, parent)
+			}
+			// Forced, every array is a file; over a budget that holds
+			// them, the arrays used at random are memory.
+			if forced := c.budget < 0; forced != (s.InMemory == 0) {
+				t.Errorf("budget %d: %d bytes of arrays used at random in memory", c.budget, s.InMemory)
 			}
 			if left, err := os.ReadDir(parent); err != nil || len(left) != 0 {
 				t.Errorf("spill directory left behind: %v %v", left, err)

@@ -124,7 +124,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	wg.Go(func() {
 		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, spare[0], spare[1], marked)
 	})
-	ret := alloc[int64](s.a, m, m)
+	ret := allocHot[int64](s.a, m, m) // added to at random: see allocHot
 	for a := 1; a < m; a++ {
 		ret[a] = d.obj.shallow(uint32(a))
 	}

@@ -50,14 +50,17 @@ type arena struct {
 	live   int64
 	err    error // first mapping failure: arrays then come from the heap
 
+	hot hotRoom // a spilling arena's allowance for arrays used at random (allocHot)
+
 	stop chan struct{} // ends the flusher
 	done chan struct{}
 }
 
 // mapping is one mapped file.
 type mapping struct {
-	b []byte
-	f *os.File
+	b   []byte
+	f   *os.File
+	hot bool // anonymous memory of a spilling arena (allocHot)
 }
 
 // flushEvery is how often the flusher starts writing dirty pages back.
@@ -93,7 +96,9 @@ func (a *arena) flusher() {
 		files = files[:0]
 		a.mu.Lock()
 		for _, m := range a.maps {
-			files = append(files, m.f)
+			if m.f != nil {
+				files = append(files, m.f)
+			}
 		}
 		// Writeback runs under the lock: free must not close a file
 		// that is being flushed.
@@ -127,7 +132,7 @@ func (a *arena) grab(size int, huge bool) []byte {
 		if err != nil {
 			return nil // the heap, then
 		}
-		a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = mapping{b, nil}
+		a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = mapping{b: b}
 		return b // not counted: Spill reports files only
 	}
 	if a.err == nil && a.dir == "" {
@@ -141,7 +146,7 @@ func (a *arena) grab(size int, huge bool) []byte {
 		a.err = err
 		return nil
 	}
-	a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = mapping{b, f}
+	a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = mapping{b: b, f: f}
 	a.mapped += int64(size)
 	a.live += int64(size)
 	a.peak = max(a.peak, a.live)
@@ -218,6 +223,9 @@ func free[T elem](a *arena, s []T) {
 		if m.f != nil { // a file: counted in live
 			a.live -= int64(len(m.b))
 		}
+		if m.hot {
+			a.hot.live -= int64(len(m.b))
+		}
 		unmap(m.b, m.f)
 	}
 	a.mu.Unlock()
@@ -238,7 +246,7 @@ func (a *arena) close() error {
 		unmap(m.b, m.f)
 		delete(a.maps, k)
 	}
-	a.live = 0
+	a.live, a.hot.live = 0, 0
 	if a.dir == "" {
 		return nil
 	}

@@ -182,8 +182,9 @@ func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32) {
 	// evaluation, which is a random walk over the numbers: one word
 	// spares a cache miss per step. best is set when v is done; only
 	// numbers above the current one are evaluated (a smaller one is its
-	// own answer), so it needs no setting up.
-	forest := alloc[uint64](al, m, m)
+	// own answer), so it needs no setting up. Used at random: memory
+	// even when the rest spills, while it fits (allocHot).
+	forest := allocHot[uint64](al, m, m)
 	for v, p := range parent {
 		forest[v] = uint64(p)
 	}

@@ -231,6 +231,9 @@ type Spill struct {
 	Dir        string // the spill directory (removed by now); "" when not spilled
 	Mapped     int64  // bytes mapped from files in all
 	Peak       int64  // most bytes mapped at once
+	// InMemory is the most bytes of arrays used at random (allocHot)
+	// kept in anonymous memory at once while the rest spilled.
+	InMemory int64
 	// Err is why arrays went to the heap after all (making or mapping a
 	// file failed), nil when none did.
 	Err error
@@ -254,8 +257,12 @@ func (sp Spill) String() string {
 	case sp.Dir == "":
 		return ""
 	}
-	t := fmt.Sprintf("retained graph: %s (estimated), %s: spilled to %s (%s mapped from files, at most %s at once)",
+	t := fmt.Sprintf("retained graph: %s (estimated), %s: spilled to %s (%s mapped from files, at most %s at once",
 		gb(sp.GraphBytes), over, sp.Dir, gb(sp.Mapped), gb(sp.Peak))
+	if sp.InMemory > 0 {
+		t += fmt.Sprintf("; arrays used at random in memory, at most %s at once", gb(sp.InMemory))
+	}
+	t += ")"
 	if sp.Err != nil {
 		t += fmt.Sprintf("; some arrays on the heap: %v", sp.Err)
 	}
@@ -383,8 +390,11 @@ func (s *scanner) chooseArena(n int) {
 	// Under a cgroup limit memory cannot be paged out (no swap): keep
 	// the graph's arrays in memory to a quarter of the limit, whatever the
 	// caller's budget (the rest holds the converter's own heap, the
-	// object IDs and the page cache the mapped files work through).
-	if cg := CgroupMemoryLimit(); cg > 0 && budget >= 0 && (budget == 0 || budget > cg/4) {
+	// object IDs and the page cache the mapped files work through). Once
+	// they spill, the arrays used at random stay in memory while they
+	// fit (hotRoomFor).
+	cg := CgroupMemoryLimit()
+	if cg > 0 && budget >= 0 && (budget == 0 || budget > cg/4) {
 		budget = cg / 4
 	}
 	s.spill.GraphBytes = graphBytes(n, s.maxEdges)
@@ -396,7 +406,9 @@ func (s *scanner) chooseArena(n int) {
 	s.a = newArena(s.in.SpillDir)
 	if s.a == nil {
 		s.spill.Err = errors.New("this platform cannot map files")
+		return
 	}
+	s.a.hot = hotRoomFor(budget, cg)
 }
 
 // closeArena unmaps the arena's arrays and removes its directory; the
@@ -412,6 +424,7 @@ func (s *scanner) closeArena() error {
 	}
 	a.mu.Lock()
 	s.spill.Dir, s.spill.Mapped, s.spill.Peak = a.dir, a.mapped, a.peak
+	s.spill.InMemory = a.hot.peak
 	if s.spill.Err == nil {
 		s.spill.Err = a.err
 	}
