@@ -14,13 +14,27 @@ import (
 // kernel enforces every ancestor's), or 0 when there is none or it
 // cannot be read (not linux, no limit, "max").
 func CgroupMemoryLimit() int64 {
+	v1, v2, haveV2 := selfCgroups()
+	best := int64(0)
+	if v1 != "" {
+		best = smallestLimit("/sys/fs/cgroup/memory", v1, "memory.limit_in_bytes")
+	}
+	if haveV2 {
+		if l := smallestLimit("/sys/fs/cgroup", v2, "memory.max"); l > 0 && (best == 0 || l < best) {
+			best = l
+		}
+	}
+	return best
+}
+
+// selfCgroups reads /proc/self/cgroup: the path of this process's group
+// in the v1 memory controller ("" for none) and in the v2 hierarchy.
+func selfCgroups() (v1, v2 string, haveV2 bool) {
 	f, err := os.Open("/proc/self/cgroup")
 	if err != nil {
-		return 0
+		return "", "", false
 	}
 	defer f.Close()
-	var v1, v2 string
-	haveV2 := false
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		// hierarchy-ID:controller-list:cgroup-path
@@ -35,16 +49,57 @@ func CgroupMemoryLimit() int64 {
 			v1 = parts[2]
 		}
 	}
-	best := int64(0)
-	if v1 != "" {
-		best = smallestLimit("/sys/fs/cgroup/memory", v1, "memory.limit_in_bytes")
+	return v1, v2, haveV2
+}
+
+// cgroupDirty returns a function that reads the dirty file pages charged
+// to this process's memory cgroup (v1 memory.stat total_dirty, v2
+// file_dirty), or nil when there is none to read. Inside a container
+// whose mount shows the group at the root, the root's file is the
+// group's.
+func cgroupDirty() func() int64 {
+	v1, v2, haveV2 := selfCgroups()
+	var mount, group, key string
+	switch {
+	case v1 != "":
+		mount, group, key = "/sys/fs/cgroup/memory", v1, "total_dirty"
+	case haveV2:
+		mount, group, key = "/sys/fs/cgroup", v2, "file_dirty"
+	default:
+		return nil
 	}
-	if haveV2 {
-		if l := smallestLimit("/sys/fs/cgroup", v2, "memory.max"); l > 0 && (best == 0 || l < best) {
-			best = l
+	name := filepath.Join(mount, filepath.Clean("/"+group), "memory.stat")
+	if _, err := os.Stat(name); err != nil {
+		name = filepath.Join(mount, "memory.stat")
+	}
+	read := func() int64 {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			return -1
 		}
+		return statValue(string(b), key)
 	}
-	return best
+	if read() < 0 {
+		return nil
+	}
+	return read
+}
+
+// statValue is the value of key in a memory.stat file's text ("key
+// value" lines), or -1 when it is not there.
+func statValue(text, key string) int64 {
+	for line := range strings.Lines(text) {
+		k, v, ok := strings.Cut(strings.TrimSpace(line), " ")
+		if !ok || k != key {
+			continue
+		}
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil || n < 0 {
+			return -1
+		}
+		return n
+	}
+	return -1
 }
 
 func hasController(list, name string) bool {

@@ -409,6 +409,12 @@ func (s *scanner) chooseArena(n int) {
 		return
 	}
 	s.a.hot = hotRoomFor(budget, cg)
+	if cg > 0 {
+		dirty := cgroupDirty()
+		s.a.mu.Lock()
+		s.a.dirty, s.a.flushAbove = dirty, cg/16
+		s.a.mu.Unlock()
+	}
 }
 
 // closeArena unmaps the arena's arrays and removes its directory; the
