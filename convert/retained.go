@@ -52,7 +52,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	}
 	switch {
 	case d.opts.RetainedMemory != 0:
-		in.MemoryBudget = d.opts.RetainedMemory
+		in.MemoryBudget, in.BudgetGiven = d.opts.RetainedMemory, true
 	case d.opts.MaxMemory > 0:
 		// The heap watch counts the Go heap only, not mapped files: keep
 		// the graph's arrays to half the limit, or map them all.

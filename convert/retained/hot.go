@@ -73,17 +73,19 @@ func goHeld() int64 {
 }
 
 // hotRoomFor is a spilling arena's room for hot arrays, given the
-// memory budget (negative: always spill, so none) and the cgroup's
-// limit (0: none). Under a cgroup the hot arrays and the Go runtime's
-// memory together keep to three quarters of the limit: neither can be
-// paged out without swap, and the last quarter holds the page cache the
-// files are worked through. Without one, the hot arrays keep to the
-// budget.
-func hotRoomFor(budget, cg int64) hotRoom {
+// memory budget (negative: always spill, so none), the cgroup's limit (0:
+// none) and whether the budget is the user's own (given). Under a cgroup
+// the hot arrays and the Go runtime's memory together keep to three
+// quarters of the limit: neither can be paged out without swap, and the
+// last quarter holds the page cache the files are worked through. That
+// is more than the quarter of the limit the whole graph's estimate is
+// held against (chooseArena), and more than a budget the user gave,
+// which the hot arrays keep to, as they do elsewhere.
+func hotRoomFor(budget, cg int64, given bool) hotRoom {
 	switch {
 	case budget < 0:
 		return hotRoom{}
-	case cg > 0:
+	case cg > 0 && !given:
 		return hotRoom{limit: cg / 4 * 3, held: goHeld}
 	default:
 		return hotRoom{limit: budget}

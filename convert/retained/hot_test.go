@@ -54,19 +54,23 @@ func TestAllocHot(t *testing.T) {
 }
 
 // TestHotRoomFor: none when spilling is forced; three quarters of a
-// cgroup's limit, the Go runtime's memory counted; else the budget.
+// cgroup's limit, the Go runtime's memory counted, unless the user gave
+// the budget; else the budget.
 func TestHotRoomFor(t *testing.T) {
-	if h := hotRoomFor(-1, 1<<30); h.fits(1) {
+	if h := hotRoomFor(-1, 1<<30, false); h.fits(1) {
 		t.Errorf("forced spill: room for hot arrays: %+v", h)
 	}
-	h := hotRoomFor(256<<20, 1<<30)
+	h := hotRoomFor(256<<20, 1<<30, false)
 	if h.limit != 768<<20 || h.held == nil || h.held() <= 0 {
 		t.Errorf("cgroup of 1 GiB: limit %d, held set %v", h.limit, h.held != nil)
 	}
 	if h.fits(768 << 20) {
 		t.Error("the whole limit fits although the runtime holds memory")
 	}
-	if h := hotRoomFor(300<<20, 0); h.limit != 300<<20 || h.held != nil || !h.fits(300<<20) || h.fits(300<<20+1) {
+	if h := hotRoomFor(300<<20, 0, false); h.limit != 300<<20 || h.held != nil || !h.fits(300<<20) || h.fits(300<<20+1) {
 		t.Errorf("no cgroup, budget 300 MiB: %+v", h)
+	}
+	if h := hotRoomFor(100<<20, 1<<30, true); h.limit != 100<<20 || h.held != nil {
+		t.Errorf("cgroup of 1 GiB, the user's budget of 100 MiB: %+v", h)
 	}
 }

@@ -120,6 +120,11 @@ type Input struct {
 	// the available memory (linux; elsewhere no limit). Negative: always
 	// spill (tests).
 	MemoryBudget int64
+	// BudgetGiven says MemoryBudget is the user's own (--retained-memory):
+	// the arrays used at random that stay in memory when the rest
+	// spills keep to it too, where under a cgroup they may otherwise
+	// take more (hotRoomFor).
+	BudgetGiven bool
 	// SpillDir is where the temporary directory is made ("": the
 	// system's, os.TempDir, which TMPDIR sets). A tmpfs directory spills
 	// to memory: pick one on a disk.
@@ -408,7 +413,7 @@ func (s *scanner) chooseArena(n int) {
 		s.spill.Err = errors.New("this platform cannot map files")
 		return
 	}
-	s.a.hot = hotRoomFor(budget, cg)
+	s.a.hot = hotRoomFor(budget, cg, s.in.BudgetGiven)
 	if cg > 0 {
 		dirty := cgroupDirty()
 		s.a.mu.Lock()
