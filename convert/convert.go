@@ -44,7 +44,9 @@ type Options struct {
 	// MaxMemory when it is set, else 3/4 of the available memory;
 	// negative: always spill.
 	RetainedMemory int64
-	// SpillDir is where the retained view spills ("": os.TempDir()).
+	// SpillDir is where the retained view spills ("": os.TempDir()),
+	// and where a bzip2 or single-stream gzip input is kept decompressed
+	// when the retained view or Objects read it again (source.Copy).
 	SpillDir string
 	Objects  *graph.ObjectSink // the heap dump's rows go here (writeObjects); needs a file input
 }

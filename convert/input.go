@@ -61,6 +61,8 @@ func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 		}
 	}
 	if zr, ok := source.ParallelGunzip(f); ok {
+		// Inflated on every core, the JDK's -gz is read again faster
+		// than a copy would be written during the first pass: no copy.
 		defer zr.Close()
 		g, err := convertStream(ctx, zr, zr.Inflated, "gzip", path, opts, source.Reopen(path))
 		if g != nil {
@@ -87,7 +89,16 @@ func convert(ctx context.Context, in io.Reader, name string, opts Options, reope
 	if err != nil {
 		return nil, err
 	}
-	return decodeStream(ctx, r, nil, compression, prefix, name, opts, reopen)
+	var kept *source.Copy
+	if compression != "" {
+		r, reopen, kept = source.Keep(r, opts.SpillDir, opts.asks(graph.ViewRetained) || opts.Objects != nil, reopen)
+		defer kept.Close()
+	}
+	g, err := decodeStream(ctx, r, nil, compression, prefix, name, opts, reopen)
+	if note := kept.Note(compression); g != nil && note != "" {
+		g.Source.Notes = append(g.Source.Notes, note)
+	}
+	return g, err
 }
 
 // convertStream decodes an already decompressed stream; inflated, when

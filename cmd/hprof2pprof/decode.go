@@ -42,7 +42,7 @@ func (d *decodeFlags) add(fs *flag.FlagSet) {
 	fs.Var(&d.maxMemory, "max-memory", "stop with an error when the heap grows past this size: 4GiB, 512MiB, 0 (no limit) or auto (3/4 of the memory available)")
 	d.retainedMemory.auto = true
 	fs.Var(&d.retainedMemory, "retained-memory", "the retained view's graph spills to disk when it would take more than this: 2GiB, 0 (always spill) or auto (half of --max-memory)")
-	fs.StringVar(&d.spillDir, "spill-dir", "", "`DIR` the retained view spills to, on a disk rather than tmpfs (default: $TMPDIR or /tmp)")
+	fs.StringVar(&d.spillDir, "spill-dir", "", "`DIR` the retained view spills to, and where a bzip2 or single-stream gzip input is kept decompressed for the passes that read it again; on a disk rather than tmpfs (default: $TMPDIR or /tmp)")
 }
 
 func (d *decodeFlags) check() error {
