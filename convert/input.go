@@ -91,7 +91,8 @@ func convert(ctx context.Context, in io.Reader, name string, opts Options, reope
 	}
 	var kept *source.Copy
 	if compression != "" {
-		r, reopen, kept = source.Keep(r, opts.SpillDir, opts.asks(graph.ViewRetained) || opts.Objects != nil, reopen)
+		rereads := (opts.asks(graph.ViewRetained) || opts.Objects != nil) && source.Sniff(prefix) == source.Binary
+		r, reopen, kept = source.Keep(r, opts.SpillDir, rereads, reopen)
 		defer kept.Close()
 	}
 	g, err := decodeStream(ctx, r, nil, compression, prefix, name, opts, reopen)

@@ -28,6 +28,7 @@ type Copy struct {
 	f       *os.File // nil: no copy (never made, or abandoned)
 	n       int64    // bytes written
 	done    bool     // the stream ended
+	used    bool     // Reopen's function was called
 	err     error    // the error that ended it, when not io.EOF
 	why     error    // why there is no copy
 	checkAt int64    // bytes written when room is checked next
@@ -82,9 +83,16 @@ func Keep(r io.Reader, dir string, rereads bool, reopen func() (io.ReadCloser, e
 }
 
 // Note says, for the conversion's notes, whether the passes that read
-// the input again read the copy ("" for a nil Copy).
+// the input again read the copy ("" for a nil Copy, or when no pass read
+// the input again).
 func (c *Copy) Note(compression string) string {
 	if c == nil {
+		return ""
+	}
+	c.mu.Lock()
+	used := c.used
+	c.mu.Unlock()
+	if !used {
 		return ""
 	}
 	n, err := c.Kept()
@@ -144,6 +152,7 @@ func (c *Copy) Reopen(fallback func() (io.ReadCloser, error)) func() (io.ReadClo
 	return func() (io.ReadCloser, error) {
 		c.mu.Lock()
 		rest := c.f != nil && !c.done
+		c.used = true
 		c.mu.Unlock()
 		if rest {
 			_, _ = io.Copy(io.Discard, c) // the stream's error, if any, is kept in c.err

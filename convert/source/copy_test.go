@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -68,6 +69,9 @@ func TestCopyReadsBack(t *testing.T) {
 				t.Fatalf("passed through: %d bytes, %v", len(first), err)
 			}
 		}
+		if note := c.Note("gzip"); note != "" {
+			t.Errorf("a note before any pass read the input again: %q", note)
+		}
 		reopen := c.Reopen(noFallback(t))
 		for range 2 {
 			r, err := reopen()
@@ -82,6 +86,9 @@ func TestCopyReadsBack(t *testing.T) {
 		}
 		if n, err := c.Kept(); n != int64(len(want)) || err != nil {
 			t.Errorf("kept %d, %v", n, err)
+		}
+		if note := c.Note("gzip"); !strings.Contains(note, "was kept in a temporary file") {
+			t.Errorf("note %q", note)
 		}
 		if err := c.Close(); err != nil {
 			t.Error(err)
@@ -131,6 +138,9 @@ func TestCopyAbandoned(t *testing.T) {
 	}
 	if _, err := c.Reopen(fallback)(); err != nil || !fellBack {
 		t.Errorf("no fallback: %v", err)
+	}
+	if note := c.Note("bzip2"); !strings.Contains(note, "disk full") || !strings.Contains(note, "decompress it again") {
+		t.Errorf("note %q", note)
 	}
 	if _, err := c.Reopen(nil)(); !errors.Is(err, full) {
 		t.Errorf("without a fallback: %v, want the reason", err)
