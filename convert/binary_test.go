@@ -12,6 +12,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
 
 func mustConvert(t *testing.T, path string, opts Options) *graph.Graph {
@@ -21,6 +22,20 @@ func mustConvert(t *testing.T, path string, opts Options) *graph.Graph {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// sameEncoding reports whether view encodes to the same pprof bytes in
+// a and b.
+func sameEncoding(t *testing.T, a, b *graph.Graph, view string) bool {
+	t.Helper()
+	var ea, eb bytes.Buffer
+	if err := pprofout.Write(&ea, a, view); err != nil {
+		t.Fatal(err)
+	}
+	if err := pprofout.Write(&eb, b, view); err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Equal(ea.Bytes(), eb.Bytes())
 }
 
 // rawRecords reads every non-heap record of a file with the low-level

@@ -13,7 +13,6 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/source"
-	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
 
 // TestCompressedCopyServesRereads: a single-stream gzip dump (a user's
@@ -101,14 +100,7 @@ func TestCompressedCopyServesRereads(t *testing.T) {
 				t.Errorf("%d views and threads %v, without the copy %d and %v", len(got.Views), got.Threads, len(want.Views), want.Threads)
 			}
 			for _, v := range want.Views {
-				var a, b bytes.Buffer
-				if err := pprofout.Write(&a, want, v.Name); err != nil {
-					t.Fatal(err)
-				}
-				if err := pprofout.Write(&b, got, v.Name); err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				if !sameEncoding(t, want, got, v.Name) {
 					t.Errorf("%s view differs from the one that decompressed again", v.Name)
 				}
 			}

@@ -12,7 +12,6 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
-	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
 
 // TestMappedEqualsStreamed: the parallel in-memory path and the
@@ -56,14 +55,7 @@ func TestMappedEqualsStreamed(t *testing.T) {
 				t.Fatalf("%d views mapped, %d streamed", len(mapped.Views), len(streamed.Views))
 			}
 			for _, v := range streamed.Views {
-				var a, b bytes.Buffer
-				if err := pprofout.Write(&a, mapped, v.Name); err != nil {
-					t.Fatal(err)
-				}
-				if err := pprofout.Write(&b, streamed, v.Name); err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				if !sameEncoding(t, mapped, streamed, v.Name) {
 					t.Errorf("view %s differs between the mapped and streamed paths", v.Name)
 				}
 			}

@@ -1,7 +1,6 @@
 package convert
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -12,7 +11,6 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
-	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
 
 // TestRetainedSpill puts the retained graph into mapped files, forced
@@ -84,14 +82,7 @@ func TestRetainedSpill(t *testing.T) {
 			if v := spilled.View(graph.ViewRetained); slices.Contains(v.Comments, note) {
 				t.Errorf("view comments %q hold the spill note", v.Comments)
 			}
-			var a, b bytes.Buffer
-			if err := pprofout.Write(&a, heap, graph.ViewRetained); err != nil {
-				t.Fatal(err)
-			}
-			if err := pprofout.Write(&b, spilled, graph.ViewRetained); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			if !sameEncoding(t, heap, spilled, graph.ViewRetained) {
 				t.Error("the spilled retained view differs from the one built on the heap")
 			}
 			if !slices.Equal(heap.RetainedByClass, spilled.RetainedByClass) {
