@@ -91,7 +91,7 @@ func newArena(parent string) *arena {
 // pages it cleans, which costs the other cores a TLB flush and the
 // program a fault at its next write to them, and a page the program
 // goes on writing would be written back again and again (bench-4g in
-// 1 GiB spent a third of its time in the kernel, 13 s; 8.6 s with a
+// 1 GiB spent 13 s of 29 s in the kernel; 9-10 s of 27-28 s with a
 // sixteenth of the limit left dirty).
 func (a *arena) flusher() {
 	defer close(a.done)
