@@ -24,6 +24,7 @@ import (
 type Copy struct {
 	r io.Reader
 
+	drain   sync.Mutex // one Reopen at a time reads the rest of the stream
 	mu      sync.Mutex
 	f       *os.File // nil: no copy (never made, or abandoned)
 	n       int64    // bytes written
@@ -150,6 +151,7 @@ func (c *Copy) abandon(why error) {
 // input).
 func (c *Copy) Reopen(fallback func() (io.ReadCloser, error)) func() (io.ReadCloser, error) {
 	return func() (io.ReadCloser, error) {
+		c.drain.Lock()
 		c.mu.Lock()
 		rest := c.f != nil && !c.done
 		c.used = true
@@ -157,6 +159,7 @@ func (c *Copy) Reopen(fallback func() (io.ReadCloser, error)) func() (io.ReadClo
 		if rest {
 			_, _ = io.Copy(io.Discard, c) // the stream's error, if any, is kept in c.err
 		}
+		c.drain.Unlock()
 		c.mu.Lock()
 		defer c.mu.Unlock()
 		if c.f == nil {

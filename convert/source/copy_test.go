@@ -96,6 +96,37 @@ func TestCopyReadsBack(t *testing.T) {
 	}
 }
 
+// TestCopyConcurrentReopens: passes that reopen at once, before the
+// stream was read to its end, each read the whole copy (one of them
+// reads the rest of the stream; run with -race).
+func TestCopyConcurrentReopens(t *testing.T) {
+	want := randomBytes(400_000)
+	c := NewCopy(&stream{data: want, end: io.EOF, rng: rand.New(rand.NewPCG(9, 10))}, t.TempDir())
+	defer c.Close()
+	if _, err := io.ReadFull(c, make([]byte, 1000)); err != nil {
+		t.Fatal(err)
+	}
+	reopen := c.Reopen(noFallback(t))
+	errs := make(chan error, 4)
+	for range 4 {
+		go func() {
+			r, err := reopen()
+			if err == nil {
+				var got []byte
+				if got, err = io.ReadAll(r); err == nil && !bytes.Equal(got, want) {
+					err = errors.New("different bytes")
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 4 {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // TestCopyEndsAsTheStream: a stream that ended with an error (a
 // truncated gzip member) is read back ending with the same error, after
 // the same bytes.
