@@ -364,6 +364,11 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if err := s.finishGraph(); err != nil {
 		return nil, err
 	}
+	if !in.KeepIDs {
+		// The lookups are done: the index goes back to the system with
+		// what the first pass left behind, as the analysis starts.
+		s.ix = nil
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
