@@ -220,7 +220,9 @@ func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32) {
 	for w := m - 1; w >= 1; w-- {
 		s := uint32(forest[w]) // the DFS parent: not compressed yet
 		ps := preds[off[w]:off[w+1]]
-		for len(ps) > 0 {
+		// A semidominator of 0 (the virtual root) is the least there is:
+		// the predecessors left can only tie it.
+		for len(ps) > 0 && s != 0 {
 			batch := ps[:min(len(ps), touchBatch)]
 			ps = ps[len(batch):]
 			if len(batch) > 1 {
