@@ -26,7 +26,7 @@ import (
 // bytesPerObject and bytesPerRef estimate the graph's peak (see
 // docs/retained.md, Memory): the estimate decides whether to spill.
 const (
-	bytesPerObject = 24
+	bytesPerObject = 25
 	bytesPerRef    = 8
 )
 
