@@ -85,14 +85,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// spilled, after it, into the memory of the reference starts.
 	var d *dfsOrder
 	var words []uint32
-	beside := make(chan struct{})
-	if s.a.canWarm() {
-		go func() {
-			defer close(beside)
-			d, words = s.byDFS(pre, m, nil)
-		}()
-	} else {
-		close(beside)
+	var beside sync.WaitGroup
+	if s.a != nil && s.a.anon {
+		beside.Go(func() { d, words = s.byDFS(pre, m, nil) })
 	}
 	off, preds := predecessors(s.a, m, s.roots, &s.g, pre, off, s.in.GarbageHolds)
 	// Each array from here on is written whole before it is read: it
@@ -102,7 +97,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	free(s.a, s.g.deg)
 	free(s.a, s.g.edges)
 	s.g = csr{}
-	<-beside
+	beside.Wait()
 	if d == nil {
 		d, words = s.byDFS(pre, m, start)
 	} else {
@@ -190,8 +185,9 @@ type dfsOrder struct {
 
 // byDFS moves the classes, shallow sizes and root kinds to DFS numbers
 // (m of them, in the memory of spare, an array by object number the
-// caller is done with, or in fresh memory when spare is nil), counts the reachable and unreachable objects and
-// bytes, and returns the words by object number, done with too.
+// caller is done with, or in fresh memory when spare is nil), counts the
+// reachable and unreachable objects and bytes, and returns the words by
+// object number, done with too.
 func (s *scanner) byDFS(pre []uint32, m int, spare []uint32) (*dfsOrder, []uint32) {
 	d := &dfsOrder{
 		obj:      objWords{w: reuse[uint32](s.a, spare, m), wide: map[uint32]wideObj{}},

@@ -197,6 +197,11 @@ func allocPages[T elem](a *arena, n, c int, huge bool) []T {
 	if b == nil {
 		return make([]T, n, c)
 	}
+	return asArray[T](b, n, c)
+}
+
+// asArray is mapped memory b as an array of length n and capacity c.
+func asArray[T elem](b []byte, n, c int) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), c)[:n]
 }
 

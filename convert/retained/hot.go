@@ -45,23 +45,30 @@ func allocHot[T elem](a *arena, n, c int) []T {
 	if a == nil || a.anon || c == 0 {
 		return alloc[T](a, n, c)
 	}
-	size := c * int(unsafe.Sizeof(zero))
+	if b := a.grabHot(c * int(unsafe.Sizeof(zero))); b != nil {
+		return asArray[T](b, n, c)
+	}
+	return alloc[T](a, n, c)
+}
+
+// grabHot returns size zeroed bytes of anonymous memory for allocHot, or
+// nil when they do not fit in the hot room or cannot be mapped. Like
+// grab, it checks, maps and counts under the lock: two arrays cannot
+// both take the last of the room.
+func (a *arena) grabHot(size int) []byte {
 	a.mu.Lock()
-	ok := a.hot.fits(int64(size))
-	a.mu.Unlock()
-	if !ok {
-		return alloc[T](a, n, c)
+	defer a.mu.Unlock()
+	if !a.hot.fits(int64(size)) {
+		return nil
 	}
 	b, err := mapAnon(size, true)
 	if err != nil {
-		return alloc[T](a, n, c)
+		return nil
 	}
-	a.mu.Lock()
 	a.maps[uintptr(unsafe.Pointer(unsafe.SliceData(b)))] = mapping{b: b, hot: true}
 	a.hot.live += int64(size)
 	a.hot.peak = max(a.hot.peak, a.hot.live)
-	a.mu.Unlock()
-	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), c)[:n]
+	return b
 }
 
 // goHeld is the memory the Go runtime holds from the system: its heap,
