@@ -22,14 +22,32 @@ type SegmentIDs struct {
 // NewSegmentIDs notes the object IDs of one segment (any order,
 // duplicates allowed). ids is not kept.
 func NewSegmentIDs(ids []uint64) SegmentIDs {
-	n, lo, shift, span := idShape([][]uint64{ids})
-	if n == 0 {
+	var r IDRange
+	for _, id := range ids {
+		r.Add(id)
+	}
+	return SegmentIDsIn(ids, r)
+}
+
+// SegmentIDsIn is NewSegmentIDs for ids that r, summed up over them (or
+// over more IDs, such as the segment's cut objects too), covers: the
+// bitmap takes its shape from r, without a pass over ids for it.
+func SegmentIDsIn(ids []uint64, r IDRange) SegmentIDs {
+	if len(ids) == 0 || r.N == 0 {
 		return SegmentIDs{}
 	}
-	if span/64 >= uint64(n) {
+	// The IDs share their low bits with r.First up to its lowest
+	// differing bit: the step of the bitmap.
+	var shift uint
+	if r.Diff != 0 {
+		shift = uint(bits.TrailingZeros64(r.Diff))
+	}
+	span := (r.Hi - r.Lo) >> shift
+	if span/64 >= uint64(len(ids)) {
 		// A bitmap would take more than the IDs' 8 bytes each.
 		return SegmentIDs{IDs: slices.Clone(ids)}
 	}
+	lo := r.Lo
 	set := SegmentIDs{Lo: lo, Shift: shift, Bits: make([]uint64, span/64+1)}
 	for _, id := range ids {
 		p := (id - lo) >> shift

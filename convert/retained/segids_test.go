@@ -10,7 +10,9 @@ import (
 // TestSegmentIDs notes segments' IDs as the first pass does and ORs them
 // into a dense bitmap, against setting each ID's bit: segments packed,
 // spread thinly (the IDs kept as they are), with a coarser step than the
-// bitmap's and at every bit offset.
+// bitmap's and at every bit offset. Every other segment is noted as the
+// first pass notes it: its shape from a range summed over its IDs and
+// over one more that is not kept (an object its span cuts).
 func TestSegmentIDs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	for iter := range 300 {
@@ -57,8 +59,16 @@ func TestSegmentIDs(t *testing.T) {
 			p := (id - min0) >> gs
 			want[p>>6] |= 1 << (p & 63)
 		}
-		for _, seg := range segs {
+		for k, seg := range segs {
 			set := NewSegmentIDs(seg)
+			if k%2 == 1 && len(seg) > 0 {
+				var r IDRange
+				for _, id := range seg {
+					r.Add(id)
+				}
+				r.Add(seg[0] + uint64(1+rng.IntN(1<<10))<<shift) // cut: in the range, not in the IDs
+				set = SegmentIDsIn(seg, r)
+			}
 			set.orInto(got, min0, gs)
 		}
 		if !slices.Equal(got, want) {

@@ -33,7 +33,7 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		*ids = (*ids)[:0]
 		defer func() {
 			res.Objs.IDs = res.IDs
-			res.Objs.Set = retained.NewSegmentIDs(*ids)
+			res.Objs.Set = retained.SegmentIDsIn(*ids, res.IDs)
 			idBuffers.Put(ids)
 		}()
 	}
