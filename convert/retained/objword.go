@@ -1,5 +1,10 @@
 package retained
 
+import (
+	"runtime"
+	"sync"
+)
+
 // The class and the shallow size of an object share one 32-bit word,
 // the two things the analysis keeps of it besides its references: bit 31
 // flags a class object (classObjFlag), bits 12–30 hold the class number
@@ -56,6 +61,70 @@ func (o *objWords) class(v uint32) uint32 {
 func (o *objWords) noteClass(used []bool, v uint32) {
 	if c := o.class(v); c&classObjFlag == 0 {
 		used[c] = true
+	}
+}
+
+// noteNumbered is noteClass for every object pre numbers (object →
+// DFS number; 0 and outside number none).
+func (o *objWords) noteNumbered(used []bool, pre []uint32) {
+	splitNotes(used, len(pre), func(used []bool, lo, hi int) { o.noteNumberedIn(used, pre[lo:hi], lo) })
+}
+
+// noteNumberedIn is noteNumbered for objects from..from+len(pre).
+func (o *objWords) noteNumberedIn(used []bool, pre []uint32, from int) {
+	ws := o.w[from : from+len(pre)]
+	for i, a := range pre {
+		w := ws[i]
+		if a-1 >= outside-1 || w&classObjFlag != 0 {
+			continue // not numbered (0 or outside), or a class object
+		}
+		o.note(used, w, uint32(from+i))
+	}
+}
+
+// noteSeen is noteClass for every object seen marks.
+func (o *objWords) noteSeen(used []bool, seen []bool) {
+	splitNotes(used, len(seen), func(used []bool, lo, hi int) { o.noteSeenIn(used, seen[lo:hi], lo) })
+}
+
+// noteSeenIn is noteSeen for objects from..from+len(seen).
+func (o *objWords) noteSeenIn(used []bool, seen []bool, from int) {
+	ws := o.w[from : from+len(seen)]
+	for i, ok := range seen {
+		if w := ws[i]; ok && w&classObjFlag == 0 {
+			o.note(used, w, uint32(from+i))
+		}
+	}
+}
+
+// note is noteClass for object v of word w, not a class object.
+func (o *objWords) note(used []bool, w, v uint32) {
+	if isWide(w) {
+		o.noteClass(used, v)
+		return
+	}
+	used[w>>sizeBits] = true
+}
+
+// splitNotes runs note over the objects 0..n: big arrays split between
+// the cores, each part noting in a slice of its own, then merged.
+func splitNotes(used []bool, n int, note func(used []bool, lo, hi int)) {
+	parts := min(runtime.GOMAXPROCS(0), n/(1<<20)+1)
+	if parts <= 1 {
+		note(used, 0, n)
+		return
+	}
+	mine := make([][]bool, parts)
+	var wg sync.WaitGroup
+	for k := range parts {
+		mine[k] = make([]bool, len(used))
+		wg.Go(func() { note(mine[k], n*k/parts, n*(k+1)/parts) })
+	}
+	wg.Wait()
+	for _, u := range mine {
+		for c, ok := range u {
+			used[c] = used[c] || ok
+		}
 	}
 }
 
