@@ -138,8 +138,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// paths have marked (marked: a multiple of 64, so no word of top the
 	// paths still write is read).
 	marked := markedChan(m)
+	at := reuse[int32](s.a, spare[0], m) // path node by DFS number: paths writes it, byClassTop reads it
 	wg.Go(func() {
-		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, spare[0], spare[1], marked)
+		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, spare[1], marked)
 	})
 	ret := allocHot[int64](s.a, m, m) // added to at random: see allocHot
 	for a := 1; a < m; a++ {
@@ -149,9 +150,12 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	for a := m - 1; a >= 1; a-- {
 		ret[idom[a]] += ret[a]
 	}
-	res.ByClass = s.byClassTop(idom, &d.obj, top, ret, marked)
+	var held nodeSums
+	res.ByClass, held = s.byClassTop(idom, &d.obj, top, at, ret, marked)
 	wg.Wait()
+	held.addTo(res.Paths)
 	free(s.a, top)
+	free(s.a, at)
 	if res.ByClass == nil {
 		// Classes by DFS number, for the walk of the dominator tree.
 		cls := alloc[uint32](s.a, m, m)
@@ -303,7 +307,7 @@ func (s *scanner) collect() {
 //
 // It also sets in top the bit of every object whose class names no frame
 // of its dominator's stack: no object of its class (name) dominates it.
-func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spareRun []uint32, marked chan<- int) (paths []Path, names, kinds []string) {
+func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, spareRun []uint32, marked chan<- int) (paths []Path, names, kinds []string) {
 	m := len(idom)
 	// Class names, interned: two classes of one name share frames.
 	nameIdx := map[string]int32{}
@@ -387,9 +391,7 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spare
 		seen[k] = found
 		return found
 	}
-	at := reuse[int32](s.a, spareAt, m)    // path node by DFS number
 	run := reuse[uint32](s.a, spareRun, m) // length of the same-class run ending here
-	defer free(s.a, at)
 	defer free(s.a, run)
 	at[0], run[0] = 0, 0 // the virtual root; the loop writes every other number
 	for a := 1; a < m; a++ {
@@ -435,135 +437,10 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, spareAt, spare
 				}
 			}
 		}
-		q := &paths[at[a]]
-		q.Objects++
-		q.Bytes += d.obj.shallow(uint32(a))
 		if a&(markEvery-1) == markEvery-1 {
 			marked <- a + 1
 		}
 	}
 	marked <- m
 	return paths, names, kinds
-}
-
-// byClassTop sums, per class ID, the retained sizes of its objects that
-// no object of the same class dominates, from the marks of paths (top:
-// no object of the same name dominates it). Where two classes share a
-// name (one class in two loaders) an unmarked object of either is looked
-// up its dominator chain, at most maxChainWalk steps; nil when that is
-// not enough (byClass answers then). Class objects are not instances of
-// their class and count for no class, as in the oracle. It reads the
-// marks of objects below what marked last said only, waiting for paths
-// to say more.
-func (s *scanner) byClassTop(idom []uint32, obj *objWords, top []uint64, ret []int64, marked <-chan int) map[uint64]int64 {
-	shared := make([]bool, len(s.classes))
-	byName := make(map[string]int, len(s.classes))
-	for i, c := range s.classes {
-		if j, ok := byName[c.name]; ok {
-			shared[i], shared[j] = true, true
-		}
-		byName[c.name] = i
-	}
-	sum := make([]int64, len(s.classes))
-	lim := 0
-	for a := 1; a < len(idom); a++ {
-		for a >= lim {
-			lim = <-marked
-		}
-		c := obj.class(uint32(a))
-		if c&classObjFlag != 0 {
-			continue
-		}
-		if top[a>>6]&(1<<(a&63)) == 0 {
-			if !shared[c] {
-				continue
-			}
-			// An object of the same name dominates it: of this class?
-			d, steps := idom[a], 0
-			for ; d != 0 && obj.class(d) != c; d = idom[d] {
-				if steps++; steps > maxChainWalk {
-					return nil
-				}
-			}
-			if d != 0 {
-				continue
-			}
-		}
-		sum[c] += ret[a]
-	}
-	return s.classTotals(sum)
-}
-
-// markEvery is how often paths tells byClassTop how far it has marked:
-// a multiple of 64 (a word of marks); tests make it small.
-var markEvery = 1 << 16
-
-// markedChan is the channel paths tells byClassTop on, for m objects:
-// room for every message, so paths never waits (byClassTop may stop
-// reading early).
-func markedChan(m int) chan int { return make(chan int, m/markEvery+2) }
-
-// maxChainWalk bounds the dominator chain walks of byClassTop.
-const maxChainWalk = 256
-
-// classTotals keys per-class sums by class ID, leaving out zeros.
-func (s *scanner) classTotals(sum []int64) map[uint64]int64 {
-	out := map[uint64]int64{}
-	for i, c := range s.classes {
-		if sum[i] > 0 && c.id != 0 {
-			out[c.id] = sum[i]
-		}
-	}
-	return out
-}
-
-// byClass sums, per class ID, the retained sizes of its objects that no
-// object of the same class dominates. Class objects are not instances of
-// their class and count for no class, as in the oracle.
-func (s *scanner) byClass(idom, cls []uint32, ret []int64) map[uint64]int64 {
-	m := len(idom)
-	// Dominator tree children, then a depth-first walk keeping a count
-	// of the open objects of each class.
-	first := alloc[uint32](s.a, m+1, m+1)
-	defer free(s.a, first)
-	for a := 1; a < m; a++ {
-		first[idom[a]]++
-	}
-	for a := 1; a <= m; a++ {
-		first[a] += first[a-1] // the end of a's children, for now
-	}
-	kids := alloc[uint32](s.a, m, m)
-	defer free(s.a, kids)
-	// Filled from the end, first[d] counts down to where d's children
-	// start, which is where d-1's end.
-	for a := m - 1; a >= 1; a-- {
-		d := idom[a]
-		first[d]--
-		kids[first[d]] = uint32(a)
-	}
-	open := make([]int32, len(s.classes))
-	sum := make([]int64, len(s.classes))
-	type frame struct{ a, k uint32 }
-	stack := []frame{{0, first[0]}}
-	for len(stack) > 0 {
-		top := len(stack) - 1
-		a, k := stack[top].a, stack[top].k
-		if k < first[a+1] {
-			stack[top].k++
-			b := kids[k]
-			if c := cls[b]; c&classObjFlag == 0 {
-				if open[c] == 0 {
-					sum[c] += ret[b]
-				}
-				open[c]++
-			}
-			stack = append(stack, frame{b, first[b]})
-			continue
-		}
-		stack = stack[:top]
-		if c := cls[a]; a != 0 && c&classObjFlag == 0 {
-			open[c]--
-		}
-	}
-	return s.classTotals(sum)
 }

@@ -68,12 +68,28 @@ func TestByClassTopAgainstWalk(t *testing.T) {
 		// goroutine, told every 64 objects how far they are marked.
 		marked := markedChan(m)
 		done := make(chan struct{})
+		at := make([]int32, m)
+		var paths []Path
 		go func() {
 			defer close(done)
-			s.paths(idom, d, top, nil, nil, marked)
+			paths, _, _ = s.paths(idom, d, top, at, nil, marked)
 		}()
-		got := s.byClassTop(idom, &d.obj, top, ret, marked)
+		got, held := s.byClassTop(idom, &d.obj, top, at, ret, marked)
 		<-done
+		// Every object once on its own node, and the nodes' sums the
+		// objects' shallow sizes.
+		held.addTo(paths)
+		var objs, bytes, want0 int64
+		for _, p := range paths {
+			objs += p.Objects
+			bytes += p.Bytes
+		}
+		for a := 1; a < m; a++ {
+			want0 += size[a]
+		}
+		if objs != int64(m-1) || bytes != want0 {
+			t.Fatalf("iter %d: paths hold %d objects, %d bytes; want %d, %d", iter, objs, bytes, m-1, want0)
+		}
 		want := s.byClass(idom, cls, ret)
 		if got == nil {
 			t.Fatalf("iter %d: byClassTop gave up on %d objects", iter, m)
