@@ -170,8 +170,9 @@ func predecessors(a *arena, m int, roots []uint32, g *csr, pre, off []uint32, ga
 // with path compression, then a walk up the DFS tree). parent is
 // overwritten (with the semidominators). idom[0] is 0. idom takes the
 // memory of spare, an array the caller is done with (see reuse; nil:
-// fresh memory).
-func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32) {
+// fresh memory). The compression forest (8 bytes per number, from
+// allocHot) is returned for the caller to reuse or free.
+func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32, forest []uint64) {
 	m := len(parent)
 	idom = reuse[uint32](al, spare, m)
 	copy(idom, parent)
@@ -184,7 +185,7 @@ func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32) {
 	// numbers above the current one are evaluated (a smaller one is its
 	// own answer), so it needs no setting up. Used at random: memory
 	// even when the rest spills, while it fits (allocHot).
-	forest := allocHot[uint64](al, m, m)
+	forest = allocHot[uint64](al, m, m)
 	for v, p := range parent {
 		forest[v] = uint64(p)
 	}
@@ -241,8 +242,6 @@ func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32) {
 		forest[w] = uint64(s)<<32 | forest[w]&0xffffffff
 	}
 	runtime.KeepAlive(touched)
-	free(al, forest)
-	forest = nil
 	for w := 1; w < m; w++ {
 		c := idom[w]
 		for c > semi[w] {
@@ -250,7 +249,7 @@ func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32) {
 		}
 		idom[w] = c
 	}
-	return idom
+	return idom, forest
 }
 
 // touchBatch is how many predecessors touch reads ahead.

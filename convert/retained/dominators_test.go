@@ -63,7 +63,7 @@ func TestDominatorsBruteForce(t *testing.T) {
 		off := make([]uint32, 0, n+2)
 		parent := dfs(nil, roots, g, pre, nil, off, nil, nil, nil)
 		off, preds := predecessors(nil, len(parent), roots, g, pre, off, false)
-		idom := dominators(nil, parent, off, preds, nil)
+		idom, _ := dominators(nil, parent, off, preds, nil)
 		vertex := make([]uint32, len(parent))
 		for v, a := range pre {
 			if a != 0 {
