@@ -57,7 +57,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	warm := s.a.warmAhead(parent, off)
 	// The first round notes its classes after it, in one pass in object
 	// order: noting them as the walk reaches each object cost a cache
-	// miss per object (its word), a quarter of the walk's time.
+	// miss per object (its word), a fifth of the walk's time.
 	parent = dfs(s.a, s.roots, &s.g, pre, parent, off, &s.obj, nil, warm)
 	s.obj.noteNumbered(used, pre)
 	// Rounds: the class objects of what was reached, then of what those
