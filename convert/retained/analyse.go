@@ -145,13 +145,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// Added to at random (see allocHot). In memory, the retained sizes
 	// take the forest's pages, written whole below: 8 bytes per object
 	// the kernel need not fault in and zero again (bench-4g: 600 MB).
-	var ret []int64
-	if s.a != nil && s.a.anon {
-		ret = reuse[int64](s.a, forest, m)
-	} else {
-		free(s.a, forest)
-		ret = allocHot[int64](s.a, m, m)
-	}
+	ret := reuseHot[int64](s.a, forest, m)
 	forest = nil
 	ret[0] = 0
 	for a := 1; a < m; a++ {

@@ -51,6 +51,18 @@ func allocHot[T elem](a *arena, n, c int) []T {
 	return alloc[T](a, n, c)
 }
 
+// reuseHot is reuse for an array its phase uses at random: in memory it
+// takes old's pages (see reuse); in a spilling arena old is freed and the
+// array comes from allocHot, anonymous memory while it fits, where reuse
+// would make it a file. Like reuse, it does not zero what it hands over.
+func reuseHot[T, U elem](a *arena, old []U, n int) []T {
+	if a == nil || a.anon {
+		return reuse[T](a, old, n)
+	}
+	free(a, old)
+	return allocHot[T](a, n, n)
+}
+
 // grabHot returns size zeroed bytes of anonymous memory for allocHot, or
 // nil when they do not fit in the hot room or cannot be mapped. Like
 // grab, it checks, maps and counts under the lock: two arrays cannot

@@ -6,8 +6,8 @@ import (
 )
 
 // TestNoteNumbered checks the classes noted in one pass (split between
-// the cores for big arrays) against noting each numbered object's class
-// one by one: class objects, wide objects, unnumbered objects and
+// the cores for big arrays), from DFS numbers and from strong reach's
+// flags, against noting each numbered object's class one by one: class objects, wide objects, unnumbered objects and
 // objects outside the strong reach mixed in.
 func TestNoteNumbered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -52,9 +52,16 @@ func TestNoteNumbered(t *testing.T) {
 		}
 		got := make([]bool, classes)
 		o.noteNumbered(got, pre)
+		// noteSeen, strong reach's twin, from the same objects as flags.
+		seen := make([]bool, n)
+		for v, a := range pre {
+			seen[v] = a != 0 && a != outside
+		}
+		gotSeen := make([]bool, classes)
+		o.noteSeen(gotSeen, seen)
 		for c := range classes {
-			if got[c] != want[c] {
-				t.Fatalf("n=%d: class %d noted %v, want %v", n, c, got[c], want[c])
+			if got[c] != want[c] || gotSeen[c] != want[c] {
+				t.Fatalf("n=%d: class %d noted %v (from flags %v), want %v", n, c, got[c], gotSeen[c], want[c])
 			}
 		}
 	}
