@@ -2,6 +2,7 @@ package retained
 
 import (
 	"context"
+	"math/bits"
 	"runtime"
 	"runtime/debug"
 	"slices"
@@ -38,9 +39,14 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	}
 	if allowed != nil {
 		// dfs reads one array per reference, not two.
-		for v, ok := range allowed {
-			if !ok {
+		for i, w := range allowed {
+			for w != ^uint64(0) {
+				v := i*64 + bits.TrailingZeros64(^w)
+				if v >= n {
+					break
+				}
 				pre[v] = outside
+				w |= w + 1 // the lowest zero bit set
 			}
 		}
 		free(s.a, allowed)
@@ -238,7 +244,7 @@ func (s *scanner) byDFS(pre []uint32, m int, spare []uint32) (*dfsOrder, []uint3
 // counts a Reference as one more holder of its referent) restricted to
 // these objects: a referent keeps no object alive, but sharing one
 // with a Reference makes it no one's alone.
-func (s *scanner) strongReach() []bool {
+func (s *scanner) strongReach() bitset {
 	if len(s.weak) == 0 {
 		return nil
 	}
@@ -248,7 +254,7 @@ func (s *scanner) strongReach() []bool {
 	for _, v := range weak {
 		s.g.addDeg(v, -1)
 	}
-	seen := alloc[bool](s.a, len(s.obj.w), len(s.obj.w))
+	seen := newBitset(s.a, len(s.obj.w))
 	reach(s.roots, &s.g, seen, nil)
 	// The class objects of reached objects are live too, and what their
 	// statics reach: rounds until no new class is reached. The first
@@ -260,7 +266,7 @@ func (s *scanner) strongReach() []bool {
 	for {
 		var extra []uint32
 		for i, c := range s.classes {
-			if used[i] && c.node != noNode && !seen[c.node] {
+			if used[i] && c.node != noNode && !seen.has(c.node) {
 				extra = append(extra, c.node)
 			}
 		}

@@ -1,6 +1,7 @@
 package retained
 
 import (
+	mbits "math/bits"
 	"runtime"
 	"sync"
 )
@@ -83,16 +84,26 @@ func (o *objWords) noteNumberedIn(used []bool, pre []uint32, from int) {
 }
 
 // noteSeen is noteClass for every object seen marks.
-func (o *objWords) noteSeen(used []bool, seen []bool) {
-	splitNotes(used, len(seen), func(used []bool, lo, hi int) { o.noteSeenIn(used, seen[lo:hi], lo) })
+func (o *objWords) noteSeen(used []bool, seen bitset) {
+	n := len(o.w)
+	// Each part starts at a multiple of 64: it reads whole words of seen.
+	up := func(v int) int { return min((v+63)&^63, n) }
+	splitNotes(used, n, func(used []bool, lo, hi int) { o.noteSeenIn(used, seen, up(lo), up(hi)) })
 }
 
-// noteSeenIn is noteSeen for objects from..from+len(seen).
-func (o *objWords) noteSeenIn(used []bool, seen []bool, from int) {
-	ws := o.w[from : from+len(seen)]
-	for i, ok := range seen {
-		if w := ws[i]; ok && w&classObjFlag == 0 {
-			o.note(used, w, uint32(from+i))
+// noteSeenIn is noteSeen for objects from..to (from a multiple of 64).
+func (o *objWords) noteSeenIn(used []bool, seen bitset, from, to int) {
+	for base := from; base < to; base += 64 {
+		bits := seen[base/64]
+		if rest := to - base; rest < 64 {
+			bits &= 1<<rest - 1
+		}
+		for bits != 0 {
+			v := base + mbits.TrailingZeros64(bits)
+			bits &= bits - 1
+			if w := o.w[v]; w&classObjFlag == 0 {
+				o.note(used, w, uint32(v))
+			}
 		}
 	}
 }

@@ -11,7 +11,7 @@ import (
 // objects outside the strong reach mixed in.
 func TestNoteNumbered(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	for _, n := range []int{0, 1, 1000, 3<<20 + 17} {
+	for _, n := range []int{0, 1, 63, 64, 65, 1000, 3<<20 + 17} {
 		const classes = 700
 		o := objWords{w: make([]uint32, n), wide: map[uint32]wideObj{}}
 		pre := make([]uint32, n)
@@ -53,9 +53,11 @@ func TestNoteNumbered(t *testing.T) {
 		got := make([]bool, classes)
 		o.noteNumbered(got, pre)
 		// noteSeen, strong reach's twin, from the same objects as flags.
-		seen := make([]bool, n)
+		seen := newBitset(nil, n)
 		for v, a := range pre {
-			seen[v] = a != 0 && a != outside
+			if a != 0 && a != outside {
+				seen.set(uint32(v))
+			}
 		}
 		gotSeen := make([]bool, classes)
 		o.noteSeen(gotSeen, seen)
