@@ -21,5 +21,5 @@ install() { # install NAME MODULE/PATH VERSION
 }
 
 install gocyclo github.com/fzipp/gocyclo/cmd/gocyclo v0.6.0
-install staticcheck honnef.co/go/tools/cmd/staticcheck 2025.1.1
+install staticcheck honnef.co/go/tools/cmd/staticcheck v0.6.1 # release 2025.1.1
 echo "$bin"
