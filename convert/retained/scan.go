@@ -66,7 +66,6 @@ type scanner struct {
 	roots    []uint32 // root objects in dump order (may repeat)
 	weak     []uint32 // objects whose last reference is a Reference.referent
 	rootKind map[uint32]hprof.SubTag
-	filled   []bool // object seen in pass 2 (duplicates, changed input)
 
 	stats Stats
 	a     *arena // where the big arrays come from (nil: the heap)
@@ -422,7 +421,6 @@ func (f *filler) object(id uint64, cls uint32, size int64) (uint32, bool) {
 	if !ok {
 		return 0, false
 	}
-	s.filled[i] = true
 	w, ok := packObj(cls, size)
 	if !ok {
 		if f.wide == nil {
@@ -541,13 +539,11 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 // finishGraph checks pass 2 against pass 1.
 func (s *scanner) finishGraph() error {
 	missing := 0
-	for _, f := range s.filled {
-		if !f {
+	for _, d := range s.g.deg {
+		if d == 0 { // see csr
 			missing++
 		}
 	}
-	free(s.a, s.filled)
-	s.filled = nil
 	if missing > 0 {
 		return fmt.Errorf("%w: %d objects of the first pass not found in the second", ErrChanged, missing)
 	}

@@ -163,7 +163,6 @@ func (s *scanner) sized(ix *idIndex, dups int) error {
 	s.obj.w = alloc[uint32](s.a, n, n+1)
 	s.g.start = alloc[uint32](s.a, n, n+1)
 	s.g.deg = alloc[uint8](s.a, n, n)
-	s.filled = alloc[bool](s.a, n, n)
 	// The bound counts null references too; untouched capacity costs
 	// address space, not memory (a spilled file reserves its blocks).
 	s.g.edges = allocGaps[uint32](s.a, 0, int(s.maxEdges))
