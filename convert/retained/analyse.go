@@ -20,8 +20,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	n := len(s.obj.w)
 	s.phase("strong reach")
 	pre := alloc[uint32](s.a, n, n+1) // +1: see sized
-	// On the other core while strong reach runs: the DFS numbers' pages
-	// are faulted in (the DFS reads and writes them at random), and what
+	// Beside strong reach (whose first walk takes every core, reachShared),
+	// the DFS numbers' pages are faulted in (the DFS reads and writes them
+	// at random), and what
 	// the first pass and the filling left behind goes back to the system
 	// (the arrays to come are mapped apart from the Go heap).
 	warmed := make(chan struct{})
@@ -255,7 +256,7 @@ func (s *scanner) strongReach() bitset {
 		s.g.addDeg(v, -1)
 	}
 	seen := newBitset(s.a, len(s.obj.w))
-	reach(s.roots, &s.g, seen, nil)
+	reachShared(s.roots, &s.g, seen)
 	// The class objects of reached objects are live too, and what their
 	// statics reach: rounds until no new class is reached. The first
 	// round looks at every object; the others at those the round before

@@ -1,0 +1,108 @@
+package retained
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// reachShared is reach on every core: each walker marks with an atomic
+// OR (the walker whose OR set the bit goes on from the object), so the
+// walks share one bitmap and no object is taken twice. A walk is a chain
+// of cache misses (where an object's references are, then the references);
+// several walkers have several misses on the way at once. A walker whose
+// stack runs dry takes half of another's: the objects waiting at the
+// bottom of its stack, which lead to the most.
+func reachShared(roots []uint32, g *csr, seen bitset) {
+	workers := runtime.GOMAXPROCS(0)
+	if workers < 2 || len(seen) < 1<<12 {
+		reach(roots, g, seen, nil)
+		return
+	}
+	var start []uint32
+	for _, r := range roots {
+		if !seen.has(r) {
+			seen.set(r)
+			start = append(start, r)
+		}
+	}
+	p := &walkPool{workers: workers, batches: [][]uint32{start}}
+	p.more = sync.NewCond(&p.mu)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Go(func() { p.walk(g, seen) })
+	}
+	wg.Wait()
+}
+
+// walkPool is the work the walkers share: stacks of objects to go on from.
+type walkPool struct {
+	mu      sync.Mutex
+	more    *sync.Cond
+	batches [][]uint32
+	idle    int // walkers waiting for a batch
+	workers int
+	done    bool
+	hungry  atomic.Int32 // walkers waiting: the others hand work over
+}
+
+// shareAbove is how deep a walker's stack must be before it hands half
+// of it to a hungry walker.
+const shareAbove = 64
+
+func (p *walkPool) walk(g *csr, seen bitset) {
+	var stack []uint32
+	for {
+		if len(stack) == 0 {
+			var ok bool
+			if stack, ok = p.take(stack); !ok {
+				return
+			}
+		}
+		v := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		for _, w := range g.out(v) {
+			word, bit := &seen[w>>6], uint64(1)<<(w&63)
+			if atomic.LoadUint64(word)&bit == 0 && atomic.OrUint64(word, bit)&bit == 0 {
+				stack = append(stack, w)
+			}
+		}
+		if len(stack) > shareAbove && p.hungry.Load() > 0 {
+			stack = p.give(stack)
+		}
+	}
+}
+
+// give hands the bottom half of stack to the pool and returns the rest.
+func (p *walkPool) give(stack []uint32) []uint32 {
+	half := len(stack) / 2
+	batch := append([]uint32(nil), stack[:half]...)
+	rest := stack[:copy(stack, stack[half:])]
+	p.mu.Lock()
+	p.batches = append(p.batches, batch)
+	p.mu.Unlock()
+	p.more.Signal()
+	return rest
+}
+
+// take waits for a batch (reusing buf's memory); false when every walker
+// is waiting and no batch is left: the walk is done.
+func (p *walkPool) take(buf []uint32) ([]uint32, bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	for len(p.batches) == 0 {
+		if p.done || p.idle == p.workers-1 {
+			p.done = true
+			p.more.Broadcast()
+			return nil, false
+		}
+		p.idle++
+		p.hungry.Add(1)
+		p.more.Wait()
+		p.hungry.Add(-1)
+		p.idle--
+	}
+	b := p.batches[len(p.batches)-1]
+	p.batches = p.batches[:len(p.batches)-1]
+	return append(buf[:0], b...), true
+}
