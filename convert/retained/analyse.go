@@ -22,9 +22,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	pre := alloc[uint32](s.a, n, n+1) // +1: see sized
 	// Beside strong reach (whose first walk takes every core, reachShared),
 	// the DFS numbers' pages are faulted in (the DFS reads and writes them
-	// at random), and what
-	// the first pass and the filling left behind goes back to the system
-	// (the arrays to come are mapped apart from the Go heap).
+	// at random), and what the first pass and the filling left behind goes
+	// back to the system (the arrays to come are mapped apart from the Go
+	// heap).
 	warmed := make(chan struct{})
 	go func() {
 		defer close(warmed)
