@@ -75,41 +75,6 @@ func dfs(a *arena, roots []uint32, g *csr, pre, parent, off []uint32, obj *objWo
 	return parent
 }
 
-// bitset is one bit per object: an eighth of a []bool, so that a walk's
-// marks for a graph of tens of millions of objects stay in the cache.
-type bitset []uint64
-
-func newBitset(a *arena, n int) bitset { return alloc[uint64](a, n/64+1, n/64+1) }
-
-func (b bitset) has(v uint32) bool { return b[v>>6]&(1<<(v&63)) != 0 }
-func (b bitset) set(v uint32)      { b[v>>6] |= 1 << (v & 63) }
-
-// reach marks in seen what the roots reach, without changing the graph.
-// When marked is set, it is called with each object reach marks.
-func reach(roots []uint32, g *csr, seen bitset, marked func(uint32)) {
-	var stack []uint32
-	for _, r := range roots {
-		if seen.has(r) {
-			continue
-		}
-		seen.set(r)
-		stack = append(stack[:0], r)
-		for len(stack) > 0 {
-			v := stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			if marked != nil {
-				marked(v)
-			}
-			for _, w := range g.out(v) {
-				if !seen.has(w) {
-					seen.set(w)
-					stack = append(stack, w)
-				}
-			}
-		}
-	}
-}
-
 // predecessors builds the reverse graph in DFS numbers, for m numbers,
 // from the in-degrees dfs counted in off: the predecessors of number a
 // are preds[off[a]:off[a+1]], in no particular order. Tree edges are left

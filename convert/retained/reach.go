@@ -6,6 +6,41 @@ import (
 	"sync/atomic"
 )
 
+// bitset is one bit per object: an eighth of a []bool, so that a walk's
+// marks for a graph of tens of millions of objects stay in the cache.
+type bitset []uint64
+
+func newBitset(a *arena, n int) bitset { return alloc[uint64](a, n/64+1, n/64+1) }
+
+func (b bitset) has(v uint32) bool { return b[v>>6]&(1<<(v&63)) != 0 }
+func (b bitset) set(v uint32)      { b[v>>6] |= 1 << (v & 63) }
+
+// reach marks in seen what the roots reach, without changing the graph.
+// When marked is set, it is called with each object reach marks.
+func reach(roots []uint32, g *csr, seen bitset, marked func(uint32)) {
+	var stack []uint32
+	for _, r := range roots {
+		if seen.has(r) {
+			continue
+		}
+		seen.set(r)
+		stack = append(stack[:0], r)
+		for len(stack) > 0 {
+			v := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if marked != nil {
+				marked(v)
+			}
+			for _, w := range g.out(v) {
+				if !seen.has(w) {
+					seen.set(w)
+					stack = append(stack, w)
+				}
+			}
+		}
+	}
+}
+
 // reachShared is reach on every core: each walker marks with an atomic
 // OR (the walker whose OR set the bit goes on from the object), so the
 // walks share one bitmap and no object is taken twice. A walk is a chain
