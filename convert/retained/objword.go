@@ -1,7 +1,7 @@
 package retained
 
 import (
-	mbits "math/bits"
+	"math/bits"
 	"runtime"
 	"sync"
 )
@@ -94,13 +94,13 @@ func (o *objWords) noteSeen(used []bool, seen bitset) {
 // noteSeenIn is noteSeen for objects from..to (from a multiple of 64).
 func (o *objWords) noteSeenIn(used []bool, seen bitset, from, to int) {
 	for base := from; base < to; base += 64 {
-		bits := seen[base/64]
+		marks := seen[base/64]
 		if rest := to - base; rest < 64 {
-			bits &= 1<<rest - 1
+			marks &= 1<<rest - 1
 		}
-		for bits != 0 {
-			v := base + mbits.TrailingZeros64(bits)
-			bits &= bits - 1
+		for marks != 0 {
+			v := base + bits.TrailingZeros64(marks)
+			marks &= marks - 1
 			if w := o.w[v]; w&classObjFlag == 0 {
 				o.note(used, w, uint32(v))
 			}

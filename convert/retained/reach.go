@@ -75,10 +75,11 @@ type walkPool struct {
 	mu      sync.Mutex
 	more    *sync.Cond
 	batches [][]uint32
-	idle    int // walkers waiting for a batch
 	workers int
 	done    bool
-	hungry  atomic.Int32 // walkers waiting: the others hand work over
+	// Walkers waiting for a batch; changed under mu, read without it by
+	// the walkers deciding whether to hand work over.
+	hungry atomic.Int32
 }
 
 // shareAbove is how deep a walker's stack must be before it hands half
@@ -90,7 +91,7 @@ func (p *walkPool) walk(g *csr, seen bitset) {
 	for {
 		if len(stack) == 0 {
 			var ok bool
-			if stack, ok = p.take(stack); !ok {
+			if stack, ok = p.take(); !ok {
 				return
 			}
 		}
@@ -120,24 +121,22 @@ func (p *walkPool) give(stack []uint32) []uint32 {
 	return rest
 }
 
-// take waits for a batch (reusing buf's memory); false when every walker
-// is waiting and no batch is left: the walk is done.
-func (p *walkPool) take(buf []uint32) ([]uint32, bool) {
+// take waits for a batch, which becomes the caller's stack; false when
+// every walker is waiting and no batch is left: the walk is done.
+func (p *walkPool) take() ([]uint32, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for len(p.batches) == 0 {
-		if p.done || p.idle == p.workers-1 {
+		if p.done || int(p.hungry.Load()) == p.workers-1 {
 			p.done = true
 			p.more.Broadcast()
 			return nil, false
 		}
-		p.idle++
 		p.hungry.Add(1)
 		p.more.Wait()
 		p.hungry.Add(-1)
-		p.idle--
 	}
 	b := p.batches[len(p.batches)-1]
 	p.batches = p.batches[:len(p.batches)-1]
-	return append(buf[:0], b...), true
+	return b, true
 }
