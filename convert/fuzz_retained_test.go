@@ -71,7 +71,7 @@ func FuzzRetained(f *testing.F) {
 			t.Fatalf("the retained view of %d bytes took longer than 10s", len(data))
 		}
 		// Objects and references each take bytes of the file: the
-		// graph's estimate (25 B per object, 8 per reference bound) stays
+		// graph's estimate (20 B per object, 12 per reference bound) stays
 		// within a small multiple of it.
 		if r := probe.Result; r != nil && r.Spill.GraphBytes > 64*int64(len(data))+1<<20 {
 			t.Fatalf("%d input bytes: a graph of %d bytes reserved", len(data), r.Spill.GraphBytes)

@@ -54,35 +54,16 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		allowed = nil
 	}
 	s.phase("depth-first numbering")
-	// Classes with a reached object, noted as the DFS reaches them: a
-	// class object becomes a root only when no reference reached it by
-	// the end of the round that found its class (strongReach's own
-	// rounds find the same classes, but not when).
-	used := make([]bool, len(s.classes))
-	off := alloc[uint32](s.a, 0, n+2) // in-degrees by DFS number, for the reverse graph
-	parent := alloc[uint32](s.a, 1, n+1)
-	warm := s.a.warmAhead(parent, off)
-	// The first round notes its classes after it, in one pass in object
-	// order: noting them as the walk reaches each object cost a cache
-	// miss per object (its word), a fifth of the walk's time.
-	parent = dfs(s.a, s.roots, &s.g, pre, parent, off, &s.obj, nil, warm)
-	s.obj.noteNumbered(used, pre)
-	// Rounds: the class objects of what was reached, then of what those
-	// reach, until no new class is reached.
-	for {
-		extra := s.classRoots(pre, used)
-		if len(extra) == 0 {
-			break
-		}
-		parent = dfs(s.a, extra, &s.g, pre, parent, off, &s.obj, used, warm)
-		s.roots = append(s.roots, extra...)
-	}
-	warm.finish()
-	for v, a := range pre {
-		if a == outside {
-			pre[v] = 0 // unreached, as the rest of the analysis says it
-		}
-	}
+	parent, log := s.number(pre)
+	// The forward graph is done with: the arrays to come take its pages
+	// while the kernel still has them at hand (see allocSmall). Each
+	// array from here on that is written whole before it is read takes
+	// the memory of one the analysis is done with instead (reuse), which
+	// spares even that.
+	start := s.g.start
+	free(s.a, s.g.deg)
+	free(s.a, s.g.edges)
+	s.g = csr{}
 	s.collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -90,30 +71,16 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	m := len(parent)
 	s.phase("reverse graph")
 	// Shallow sizes, classes and root kinds by DFS number, and the
-	// unreachable totals: they read nothing the reverse graph writes. In
-	// memory they are moved on the other core meanwhile, into fresh
-	// pages faulted in there (4 bytes per object more at the peak);
-	// spilled, after it, into the memory of the reference starts.
+	// unreachable totals, in the memory of the reference starts, on the
+	// other core meanwhile: they read nothing the reverse graph writes.
 	var d *dfsOrder
 	var words []uint32
 	var beside sync.WaitGroup
-	if s.a != nil && s.a.anon {
-		beside.Go(func() { d, words = s.byDFS(pre, m, nil) })
-	}
-	off, preds := predecessors(s.a, m, s.roots, &s.g, pre, off, s.in.GarbageHolds)
-	// Each array from here on is written whole before it is read: it
-	// takes the memory of one the analysis is done with (reuse), which
-	// spares the kernel's faulting and zeroing of fresh pages.
-	start := s.g.start
-	free(s.a, s.g.deg)
-	free(s.a, s.g.edges)
-	s.g = csr{}
+	beside.Go(func() { d, words = s.byDFS(pre, m, start) })
+	off, preds := predecessors(s.a, m, log)
+	free(s.a, log)
+	log = nil
 	beside.Wait()
-	if d == nil {
-		d, words = s.byDFS(pre, m, start)
-	} else {
-		free(s.a, start) // with the arrays just freed: the pages the forest takes next
-	}
 	s.collect()
 	if !s.in.KeepIDs {
 		free(s.a, pre)
@@ -194,6 +161,64 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	free(s.a, idom)
 	s.ix = nil
 	return res, nil
+}
+
+// number is the depth-first numbering (see dfs) from the roots, then
+// from the class objects of what was reached, over the graph restricted
+// to pre's objects not marked outside (which are set to 0 after). It
+// returns the DFS parents and the log of the other edges, with an edge
+// from the virtual root to each root.
+func (s *scanner) number(pre []uint32) ([]uint32, edgeLog) {
+	n := len(pre)
+	// Classes with a reached object, noted as the DFS reaches them: a
+	// class object becomes a root only when no reference reached it by
+	// the end of the round that found its class (strongReach's own
+	// rounds find the same classes, but not when).
+	used := make([]bool, len(s.classes))
+	parent := alloc[uint32](s.a, 1, n+1)
+	// The log's bound: each reference once (from a reached object, or
+	// with GarbageHolds from an unreached one), and an edge from the
+	// virtual root to each root (class roots: at most one per class).
+	log := edgeLog(alloc[uint64](s.a, 0, len(s.g.edges)+len(s.roots)+len(s.classes)))
+	warm := s.a.warmAhead(parent, asWords(log))
+	// The first round notes its classes after it, in one pass in object
+	// order: noting them as the walk reaches each object cost a cache
+	// miss per object (its word), a fifth of the walk's time.
+	parent, log = dfs(s.a, s.roots, &s.g, pre, parent, log, &s.obj, nil, warm)
+	s.obj.noteNumbered(used, pre)
+	// Rounds: the class objects of what was reached, then of what those
+	// reach, until no new class is reached.
+	for {
+		extra := s.classRoots(pre, used)
+		if len(extra) == 0 {
+			break
+		}
+		parent, log = dfs(s.a, extra, &s.g, pre, parent, log, &s.obj, used, warm)
+		s.roots = append(s.roots, extra...)
+	}
+	warm.finish()
+	for v, a := range pre {
+		if a == outside {
+			pre[v] = 0 // unreached, as the rest of the analysis says it
+		}
+	}
+	for _, r := range s.roots {
+		log = log.add(0, pre[r])
+	}
+	if s.in.GarbageHolds {
+		// What an unreachable object refers to hangs from the virtual
+		// root too (the oracle's model: see Input.GarbageHolds).
+		for v, a := range pre {
+			if a == 0 {
+				for _, w := range s.g.out(uint32(v)) {
+					if b := pre[w]; b != 0 {
+						log = log.add(0, b)
+					}
+				}
+			}
+		}
+	}
+	return parent, log
 }
 
 // dfsOrder is what the analysis keeps of each object once the dominators

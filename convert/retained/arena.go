@@ -25,9 +25,14 @@ import (
 
 // bytesPerObject and bytesPerRef estimate the graph's peak (see
 // docs/retained.md, Memory): the estimate decides whether to spill.
+// The peak is at the end of the DFS numbering or while the reverse graph
+// is built: 20 bytes per object, and for each reference its 4 bytes and
+// at most 12 of the DFS's log of edges and the reverse graph (the
+// dominators' 24 bytes per object and 4 per logged edge stay below,
+// as every object counts at least one reference in the bound).
 const (
-	bytesPerObject = 25
-	bytesPerRef    = 8
+	bytesPerObject = 20
+	bytesPerRef    = 12
 )
 
 // graphBytes estimates the peak bytes of the graph arrays for n objects
@@ -185,6 +190,18 @@ func alloc[T elem](a *arena, n, c int) []T {
 // references, whose room per record is a bound): in small pages, so an
 // untouched stretch between the parts stays unmapped memory.
 func allocGaps[T elem](a *arena, n, c int) []T {
+	return allocPages[T](a, n, c, false)
+}
+
+// allocSmall is alloc in small pages, for an array mapped just after the
+// references (in small pages, allocGaps) are freed: the kernel takes a
+// small page from those just freed, while a huge page needs 2 MB of
+// contiguous free memory, which such pages seldom are, and so is fresh
+// memory. Fresh memory costs far more than pages taken again where the
+// host backs a VM's memory only when it is first written (1 GB in small
+// pages: 1.96 s fresh, 0.40 s the second time; in huge pages after small
+// ones 1.90 s; docs/benchmarks.md).
+func allocSmall[T elem](a *arena, n, c int) []T {
 	return allocPages[T](a, n, c, false)
 }
 

@@ -55,8 +55,9 @@ func TestReuse(t *testing.T) {
 	}
 }
 
-// TestWarmer: faulting pages in ahead of a writer leaves what the writer
-// wrote as it was, and the warmer stops when told, wherever it is.
+// TestWarmer: faulting pages in ahead of writers leaves what they wrote
+// as it was, each array followed at its own pace, and the warmer stops
+// when told, wherever it is.
 func TestWarmer(t *testing.T) {
 	mem := newMemArena()
 	defer mem.close()
@@ -66,19 +67,30 @@ func TestWarmer(t *testing.T) {
 	w := mem.warmAhead(a, b)
 	for i := range n - 1000 {
 		a = append(a, uint32(i))
-		b = append(b, ^uint32(i))
+		if i%3 == 0 {
+			b = append(b, ^uint32(i))
+		}
 		if i&0xffff == 0 {
-			w.wrote(i)
+			w.wrote(0, len(a))
+			w.wrote(1, len(b))
 		}
 	}
 	w.finish()
 	for i := range a {
-		if a[i] != uint32(i) || b[i] != ^uint32(i) {
-			t.Fatalf("element %d changed: %d %d", i, a[i], b[i])
+		if a[i] != uint32(i) {
+			t.Fatalf("element %d of a changed: %d", i, a[i])
+		}
+	}
+	for i := range b {
+		if b[i] != ^uint32(3*i) {
+			t.Fatalf("element %d of b changed: %d", i, b[i])
 		}
 	}
 	if c := a[:cap(a)]; c[n-1] != 0 {
 		t.Errorf("an element never written is %d", c[n-1])
+	}
+	if c := b[:cap(b)]; c[n] != 0 {
+		t.Errorf("an element never written is %d", c[n])
 	}
 	whole := alloc[uint32](mem, n, n)
 	whole[7] = 7

@@ -60,9 +60,11 @@ func TestDominatorsBruteForce(t *testing.T) {
 			g.setEnd(uint32(v), uint32(len(g.edges)), &g.wide)
 		}
 		pre := make([]uint32, n)
-		off := make([]uint32, 0, n+2)
-		parent := dfs(nil, roots, g, pre, nil, off, nil, nil, nil)
-		off, preds := predecessors(nil, len(parent), roots, g, pre, off, false)
+		parent, log := dfs(nil, roots, g, pre, nil, make(edgeLog, 0, len(g.edges)+len(roots)), nil, nil, nil)
+		for _, r := range roots {
+			log = log.add(0, pre[r])
+		}
+		off, preds := predecessors(nil, len(parent), log)
 		idom, _ := dominators(nil, parent, off, preds, nil)
 		vertex := make([]uint32, len(parent))
 		for v, a := range pre {

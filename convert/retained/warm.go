@@ -8,13 +8,13 @@ import (
 
 // warmer faults pages of arrays in on another core, a window ahead of a
 // walk that writes them from the start (the DFS numbering's parents and
-// in-degrees): a fresh page costs a fault and the kernel's zeroing, on
-// the serial walk's critical path when the walk touches it first. Only
+// its log of edges): a fresh page costs a fault and the kernel's zeroing,
+// on the serial walk's critical path when the walk touches it first. Only
 // for anonymous memory: a spilled file's pages would be dirtied for
 // nothing.
 type warmer struct {
 	arrays   [][]uint32
-	progress atomic.Int64 // elements the walk has written
+	progress []atomic.Int64 // by array: elements the walk has written
 	stop     chan struct{}
 	done     chan struct{}
 }
@@ -38,31 +38,49 @@ func (a *arena) faultIn(s []uint32) {
 	}
 }
 
+// asWords is s's memory as 32-bit words, for warmAhead: empty, with
+// twice s's capacity.
+func asWords(s []uint64) []uint32 {
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), 2*cap(s))[:0]
+}
+
 func populateWords(s []uint32) {
 	populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*4))
 }
 
-// warmAhead starts a warmer over arrays (none of smaller capacity than
-// the first), or returns nil where there is nothing to gain (canWarm).
+// warmAhead starts a warmer over arrays, or returns nil where there is
+// nothing to gain (canWarm).
 func (a *arena) warmAhead(arrays ...[]uint32) *warmer {
 	if !a.canWarm() {
 		return nil
 	}
-	w := &warmer{arrays: arrays, stop: make(chan struct{}), done: make(chan struct{})}
+	w := &warmer{arrays: arrays, progress: make([]atomic.Int64, len(arrays)), stop: make(chan struct{}), done: make(chan struct{})}
 	go w.run()
 	return w
 }
 
 func (w *warmer) run() {
 	defer close(w.done)
-	limit := cap(w.arrays[0])
-	for pos := 0; pos < limit; {
-		if ahead := int(w.progress.Load()) + warmWindow; pos < ahead {
-			end := min(pos+warmChunk, limit)
-			for _, s := range w.arrays {
-				populateWords(s[pos:end:end])
+	pos := make([]int, len(w.arrays))
+	for {
+		busy, left := false, false
+		for i, s := range w.arrays {
+			limit := cap(s)
+			if pos[i] >= limit {
+				continue
 			}
-			pos = end
+			left = true
+			if ahead := int(w.progress[i].Load()) + warmWindow; pos[i] < ahead {
+				end := min(pos[i]+warmChunk, limit)
+				populateWords(s[pos[i]:end:end])
+				pos[i] = end
+				busy = true
+			}
+		}
+		if !left {
+			return
+		}
+		if busy {
 			continue
 		}
 		select {
@@ -73,10 +91,10 @@ func (w *warmer) run() {
 	}
 }
 
-// wrote tells the warmer how far the walk has written.
-func (w *warmer) wrote(n int) {
+// wrote tells the warmer how far the walk has written array i.
+func (w *warmer) wrote(i, n int) {
 	if w != nil {
-		w.progress.Store(int64(n))
+		w.progress[i].Store(int64(n))
 	}
 }
 
