@@ -17,50 +17,32 @@ import (
 // every array by object number is freed, or moved to DFS numbers, before
 // the dominators are computed.
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
-	n := len(s.obj.w)
 	s.phase("strong reach")
-	pre := alloc[uint32](s.a, n, n+1) // +1: see sized
-	// Beside strong reach (whose first walk takes every core, reachShared),
-	// the DFS numbers' pages are faulted in (the DFS reads and writes them
-	// at random), and what the first pass and the filling left behind goes
+	// Beside strong reach (whose first walk takes every core,
+	// reachShared), what the first pass and the filling left behind goes
 	// back to the system (the arrays to come are mapped apart from the Go
 	// heap).
-	warmed := make(chan struct{})
+	released := make(chan struct{})
 	go func() {
-		defer close(warmed)
-		s.a.faultIn(pre)
+		defer close(released)
 		debug.FreeOSMemory()
 	}()
 	allowed := s.strongReach()
-	<-warmed
+	<-released
 	// Each phase takes seconds (minutes when the graph is paged from
 	// disk): a cancelled context (Ctrl-C) stops between phases.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	if allowed != nil {
-		// dfs reads one array per reference, not two.
-		for i, w := range allowed {
-			for w != ^uint64(0) {
-				v := i*64 + bits.TrailingZeros64(^w)
-				if v >= n {
-					break
-				}
-				pre[v] = outside
-				w |= w + 1 // the lowest zero bit set
-			}
-		}
-		free(s.a, allowed)
-		allowed = nil
-	}
 	s.phase("depth-first numbering")
-	parent, log := s.number(pre)
+	parent, log, pre := s.number(allowed)
+	free(s.a, allowed)
+	allowed = nil
 	// The forward graph is done with: the arrays to come take its pages
 	// while the kernel still has them at hand (see allocSmall). Each
 	// array from here on that is written whole before it is read takes
 	// the memory of one the analysis is done with instead (reuse), which
 	// spares even that.
-	start := s.g.start
 	free(s.a, s.g.deg)
 	free(s.a, s.g.edges)
 	s.g = csr{}
@@ -71,12 +53,12 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	m := len(parent)
 	s.phase("reverse graph")
 	// Shallow sizes, classes and root kinds by DFS number, and the
-	// unreachable totals, in the memory of the reference starts, on the
-	// other core meanwhile: they read nothing the reverse graph writes.
+	// unreachable totals, on the other core meanwhile: they read nothing
+	// the reverse graph writes.
 	var d *dfsOrder
 	var words []uint32
 	var beside sync.WaitGroup
-	beside.Go(func() { d, words = s.byDFS(pre, m, start) })
+	beside.Go(func() { d, words = s.byDFS(pre, m) })
 	off, preds := predecessors(s.a, m, log)
 	free(s.a, log)
 	log = nil
@@ -148,7 +130,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	d.obj.w = nil
 	if s.in.KeepIDs {
 		res.ids = s.ix
-		res.retained = make([]int64, n)
+		res.retained = make([]int64, len(pre))
 		for v := range res.retained {
 			res.retained[v] = -1
 			if a := pre[v]; a != 0 {
@@ -165,16 +147,19 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 
 // number is the depth-first numbering (see dfs) from the roots, then
 // from the class objects of what was reached, over the graph restricted
-// to pre's objects not marked outside (which are set to 0 after). It
-// returns the DFS parents and the log of the other edges, with an edge
-// from the virtual root to each root.
-func (s *scanner) number(pre []uint32) ([]uint32, edgeLog) {
-	n := len(pre)
+// to the objects allowed holds (nil: all). It returns the DFS parents,
+// the log of the other edges, with an edge from the virtual root to each
+// root, and pre (object → number, 0 = unreached), which takes the
+// memory of the graph's starts: the graph's references are not read
+// again (but by the GarbageHolds pass here).
+func (s *scanner) number(allowed bitset) ([]uint32, edgeLog, []uint32) {
+	n := len(s.g.start)
 	// Classes with a reached object, noted as the DFS reaches them: a
 	// class object becomes a root only when no reference reached it by
 	// the end of the round that found its class (strongReach's own
 	// rounds find the same classes, but not when).
 	used := make([]bool, len(s.classes))
+	numbered := newBitset(s.a, n)
 	parent := alloc[uint32](s.a, 1, n+1)
 	// The log's bound: each reference once (from a reached object, or
 	// with GarbageHolds from an unreached one), and an edge from the
@@ -184,41 +169,51 @@ func (s *scanner) number(pre []uint32) ([]uint32, edgeLog) {
 	// The first round notes its classes after it, in one pass in object
 	// order: noting them as the walk reaches each object cost a cache
 	// miss per object (its word), a fifth of the walk's time.
-	parent, log = dfs(s.a, s.roots, &s.g, pre, parent, log, &s.obj, nil, warm)
-	s.obj.noteNumbered(used, pre)
+	parent, log = dfs(s.a, s.roots, &s.g, numbered, allowed, parent, log, &s.obj, nil, warm)
+	s.obj.noteSeen(used, numbered)
 	// Rounds: the class objects of what was reached, then of what those
 	// reach, until no new class is reached.
 	for {
-		extra := s.classRoots(pre, used)
+		extra := s.classRoots(numbered, allowed, used)
 		if len(extra) == 0 {
 			break
 		}
-		parent, log = dfs(s.a, extra, &s.g, pre, parent, log, &s.obj, used, warm)
+		parent, log = dfs(s.a, extra, &s.g, numbered, allowed, parent, log, &s.obj, used, warm)
 		s.roots = append(s.roots, extra...)
 	}
 	warm.finish()
-	for v, a := range pre {
-		if a == outside {
-			pre[v] = 0 // unreached, as the rest of the analysis says it
-		}
-	}
+	pre := s.g.start // numbers where numbered is set
 	for _, r := range s.roots {
-		log = log.add(0, pre[r])
+		log = log.add(0, pre[r]) // every root is numbered
 	}
 	if s.in.GarbageHolds {
 		// What an unreachable object refers to hangs from the virtual
 		// root too (the oracle's model: see Input.GarbageHolds).
-		for v, a := range pre {
-			if a == 0 {
-				for _, w := range s.g.out(uint32(v)) {
-					if b := pre[w]; b != 0 {
-						log = log.add(0, b)
+		for v := range uint32(n) {
+			if !numbered.has(v) {
+				for _, w := range s.g.out(v) {
+					if numbered.has(w) {
+						log = log.add(0, pre[w])
 					}
 				}
 			}
 		}
 	}
-	return parent, log
+	for i, w := range numbered {
+		// 0 for each object not numbered (unreached), as the rest of
+		// the analysis says it.
+		for w != ^uint64(0) {
+			v := i*64 + bits.TrailingZeros64(^w)
+			if v >= n {
+				break
+			}
+			pre[v] = 0
+			w |= w + 1 // the lowest zero bit set
+		}
+	}
+	free(s.a, numbered)
+	s.g.start = nil
+	return parent, log, pre
 }
 
 // dfsOrder is what the analysis keeps of each object once the dominators
@@ -229,15 +224,18 @@ type dfsOrder struct {
 }
 
 // byDFS moves the classes, shallow sizes and root kinds to DFS numbers
-// (m of them, in the memory of spare, an array by object number the
-// caller is done with, or in fresh memory when spare is nil), counts the
-// reachable and unreachable objects and bytes, and returns the words by
-// object number, done with too.
-func (s *scanner) byDFS(pre []uint32, m int, spare []uint32) (*dfsOrder, []uint32) {
+// (m of them), counts the reachable and unreachable objects and bytes,
+// and returns the words by object number, done with. The words by DFS
+// number are written at random: in huge pages, although nothing freed
+// then has such pages to give (in the small pages the references leave,
+// the misses of the translation lookaside buffer cost more: bench-4g's
+// reverse graph 0.86 s instead of 0.62 s, three runs each).
+func (s *scanner) byDFS(pre []uint32, m int) (*dfsOrder, []uint32) {
 	d := &dfsOrder{
-		obj:      objWords{w: reuse[uint32](s.a, spare, m), wide: map[uint32]wideObj{}},
+		obj:      objWords{w: alloc[uint32](s.a, m, m), wide: map[uint32]wideObj{}},
 		rootKind: make(map[uint32]hprof.SubTag, len(s.rootKind)),
 	}
+
 	d.obj.w[0] = 0 // the virtual root; every other number is written below
 	st := &s.stats
 	for v, a := range pre {
@@ -307,14 +305,14 @@ func (s *scanner) strongReach() bitset {
 	return seen
 }
 
-// classRoots are the class objects not reached yet whose class has a
-// reached object (used, as dfs notes it): the oracle
-// reaches them through its objects but no reference holds them, so they
-// hang from the virtual root.
-func (s *scanner) classRoots(pre []uint32, used []bool) []uint32 {
+// classRoots are the class objects not reached yet (numbered, allowed:
+// see dfs) whose class has a reached object (used, as dfs notes it): the
+// oracle reaches them through its objects but no reference holds them,
+// so they hang from the virtual root.
+func (s *scanner) classRoots(numbered, allowed bitset, used []bool) []uint32 {
 	var extra []uint32
 	for i, c := range s.classes {
-		if used[i] && c.node != noNode && pre[c.node] == 0 {
+		if used[i] && c.node != noNode && !numbered.has(c.node) && (allowed == nil || allowed.has(c.node)) {
 			extra = append(extra, c.node)
 			s.rootKind[c.node] = classRootKind
 		}

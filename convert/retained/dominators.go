@@ -2,23 +2,22 @@ package retained
 
 import "runtime"
 
-// outside marks in pre an object no strong path reaches (strongReach):
-// dfs does not enter it.
-const outside = 1<<32 - 1
-
 // dfs numbers the objects reachable from the roots in depth-first
 // preorder. Number 0 is the virtual root above every GC root; objects get
 // 1..m. It returns parent (number → number of the DFS tree parent),
 // extending the parent of an earlier call (nil for the first), and the
 // log extended by every other edge between numbered objects (see
-// edgeLog), for predecessors; it fills pre (object → number, 0 =
-// unreached; objects marked outside are not entered, and edges to them
-// are left out: they keep nothing alive). The graph is only read, so it
-// can be freed as soon as the numbering is done. When used is set, dfs
-// notes there the class of every object it reaches (from obj). warm, when
-// set, is told now and then how far parent and the log are written.
-func dfs(a *arena, roots []uint32, g *csr, pre, parent []uint32, log edgeLog, obj *objWords, used []bool, warm *warmer) ([]uint32, edgeLog) {
-	n := len(pre)
+// edgeLog), for predecessors. An object's number takes the place of
+// where its references start (g.start), which the walk reads once, as it
+// reaches the object, and sets it in numbered; objects allowed does not
+// hold (nil: all are allowed) are not entered, and edges to them are
+// left out: they keep nothing alive. The graph's references are only
+// read, so they can be freed as soon as the numbering is done. When used
+// is set, dfs notes there the class of every object it reaches (from
+// obj). warm, when set, is told now and then how far parent and the log
+// are written.
+func dfs(a *arena, roots []uint32, g *csr, numbered, allowed bitset, parent []uint32, log edgeLog, obj *objWords, used []bool, warm *warmer) ([]uint32, edgeLog) {
+	n := len(g.start)
 	if parent == nil {
 		// Capacity for every object; pages never reached are never touched.
 		parent = alloc[uint32](a, 1, n+1)
@@ -26,20 +25,23 @@ func dfs(a *arena, roots []uint32, g *csr, pre, parent []uint32, log edgeLog, ob
 	type frame struct{ a, k, end uint32 }
 	var stack []frame
 	visit := func(v, p uint32) {
-		pre[v] = uint32(len(parent))
-		if len(parent)&0xffff == 0 {
+		a := uint32(len(parent))
+		if a&0xffff == 0 {
 			warm.wrote(0, len(parent))
 			warm.wrote(1, 2*len(log))
 		}
+		start, end := g.start[v], g.end(v)
+		g.start[v] = a
+		numbered.set(v)
 		parent = append(parent, p)
-		stack = append(stack, frame{pre[v], g.start[v], g.end(v)})
+		stack = append(stack, frame{a, start, end})
 		if used != nil {
 			obj.noteClass(used, v)
 		}
 	}
 	edges := g.edges
 	for _, r := range roots {
-		if pre[r] != 0 {
+		if numbered.has(r) {
 			continue
 		}
 		visit(r, 0)
@@ -52,12 +54,10 @@ func dfs(a *arena, roots []uint32, g *csr, pre, parent []uint32, log edgeLog, ob
 			}
 			top.k = k + 1
 			w := edges[k]
-			switch b := pre[w]; b {
-			case 0:
+			if numbered.has(w) {
+				log = log.add(top.a, g.start[w])
+			} else if allowed == nil || allowed.has(w) {
 				visit(w, top.a)
-			case outside:
-			default:
-				log = log.add(top.a, b)
 			}
 		}
 	}

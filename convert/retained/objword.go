@@ -65,25 +65,8 @@ func (o *objWords) noteClass(used []bool, v uint32) {
 	}
 }
 
-// noteNumbered is noteClass for every object pre numbers (object →
-// DFS number; 0 and outside number none).
-func (o *objWords) noteNumbered(used []bool, pre []uint32) {
-	splitNotes(used, len(pre), func(used []bool, lo, hi int) { o.noteNumberedIn(used, pre[lo:hi], lo) })
-}
-
-// noteNumberedIn is noteNumbered for objects from..from+len(pre).
-func (o *objWords) noteNumberedIn(used []bool, pre []uint32, from int) {
-	ws := o.w[from : from+len(pre)]
-	for i, a := range pre {
-		w := ws[i]
-		if a-1 >= outside-1 || w&classObjFlag != 0 {
-			continue // not numbered (0 or outside), or a class object
-		}
-		o.note(used, w, uint32(from+i))
-	}
-}
-
-// noteSeen is noteClass for every object seen marks.
+// noteSeen is noteClass for every object seen marks (strong reach's
+// marks, or what the DFS numbered).
 func (o *objWords) noteSeen(used []bool, seen bitset) {
 	n := len(o.w)
 	// Each part starts at a multiple of 64: it reads whole words of seen.
