@@ -13,9 +13,10 @@ import (
 
 // analyse turns the graph into the dominator tree, retained sizes and the
 // class-level paths, freeing each array as soon as it is done with. The
-// peak is while the reverse graph is built (docs/retained.md, Memory):
-// every array by object number is freed, or moved to DFS numbers, before
-// the dominators are computed.
+// peak is while the reverse graph is built or the dominators computed
+// (docs/retained.md, Memory): the forward graph is freed before the
+// reverse graph is built, every other array by object number before the
+// dominators are computed.
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	s.phase("strong reach")
 	// Beside strong reach (whose first walk takes every core,
@@ -235,7 +236,6 @@ func (s *scanner) byDFS(pre []uint32, m int) (*dfsOrder, []uint32) {
 		obj:      objWords{w: alloc[uint32](s.a, m, m), wide: map[uint32]wideObj{}},
 		rootKind: make(map[uint32]hprof.SubTag, len(s.rootKind)),
 	}
-
 	d.obj.w[0] = 0 // the virtual root; every other number is written below
 	st := &s.stats
 	for v, a := range pre {

@@ -25,11 +25,12 @@ import (
 
 // bytesPerObject and bytesPerRef estimate the graph's peak (see
 // docs/retained.md, Memory): the estimate decides whether to spill.
-// The peak is at the end of the DFS numbering or while the reverse graph
-// is built: 20 bytes per object, and for each reference its 4 bytes and
-// at most 12 of the DFS's log of edges and the reverse graph (the
-// dominators' 24 bytes per object and 4 per logged edge stay below,
-// as every object counts at least one reference in the bound).
+// With r references (the bound) and l logged edges (at most r and the
+// roots): the numbering's end holds 13¼ bytes per object, 4 per
+// reference and 8 per logged edge, the reverse graph 20 per object and 12
+// per logged edge, the dominators 24 per object and 4 per logged edge;
+// as the bound counts at least one reference per object, 20 per object
+// and 12 per reference bound them all.
 const (
 	bytesPerObject = 20
 	bytesPerRef    = 12

@@ -30,14 +30,6 @@ const (
 // without an arena, for spilled files, or without populate.
 func (a *arena) canWarm() bool { return a != nil && a.anon && canPopulate }
 
-// faultIn faults all of s in now, for an array a walk will write in no
-// order (called on a core the walk does not use).
-func (a *arena) faultIn(s []uint32) {
-	if a.canWarm() {
-		populateWords(s[:cap(s)])
-	}
-}
-
 // asWords is s's memory as 32-bit words, for warmAhead: empty, with
 // twice s's capacity.
 func asWords(s []uint64) []uint32 {
