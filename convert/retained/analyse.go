@@ -67,6 +67,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	move.work() // the rest, if any: the two take turns by parts
 	beside.Wait()
 	d, words := move.finish()
+	free(s.a, words) // its huge pages go to the dominators' forest
 	s.collect()
 	if !s.in.KeepIDs {
 		free(s.a, pre)
@@ -77,9 +78,10 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	s.phase("dominators")
-	idom, forest := dominators(s.a, parent, off, preds, words)
+	idom, forest := dominators(s.a, parent, off, preds)
+	idomMem := off // idom is off[1:]
 	free(s.a, preds)
-	spare := [][]uint32{parent, off}
+	spare := parent
 	parent, off, preds = nil, nil, nil
 	s.collect()
 	if err := ctx.Err(); err != nil {
@@ -98,9 +100,12 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// paths have marked (marked: a multiple of 64, so no word of top the
 	// paths still write is read).
 	marked := markedChan(m)
-	at := reuse[int32](s.a, spare[0], m) // path node by DFS number: paths writes it, byClassTop reads it
+	at := reuse[int32](s.a, spare, m) // path node by DFS number: paths writes it, byClassTop reads it
+	// The run lengths take the huge pages the forest left of those the
+	// log, the DFS numbers and the words by object gave back.
+	run := alloc[uint32](s.a, m, m)
 	wg.Go(func() {
-		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, spare[1], marked)
+		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, run, marked)
 	})
 	// Added to at random (see allocHot). In memory, the retained sizes
 	// take the forest's pages, written whole below: 8 bytes per object
@@ -144,7 +149,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		res.keepDominators(pre, idom)
 	}
 	free(s.a, ret)
-	free(s.a, idom)
+	free(s.a, idomMem)
 	s.ix = nil
 	return res, nil
 }

@@ -109,14 +109,13 @@ func predecessors(a *arena, m int, log edgeLog) (off, preds []uint32) {
 // dominators computes the immediate dominator of every DFS number with
 // the semi-NCA algorithm (Georgiadis; semidominators by Lengauer–Tarjan
 // with path compression, then a walk up the DFS tree). parent is
-// overwritten (with the semidominators). idom[0] is 0. idom takes the
-// memory of spare, an array the caller is done with (see reuse; nil:
-// fresh memory). The compression forest (8 bytes per number, from
+// overwritten (with the semidominators), and so is off: idom is off[1:]
+// (the semidominators' pass reads each offset for the last time just
+// before it keeps the parent there), for the caller to free as off.
+// idom[0] is 0. The compression forest (8 bytes per number, from
 // allocHot) is returned for the caller to reuse or free.
-func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32, forest []uint64) {
+func dominators(al *arena, parent, off, preds []uint32) (idom []uint32, forest []uint64) {
 	m := len(parent)
-	idom = reuse[uint32](al, spare, m)
-	copy(idom, parent)
 	// The compression forest: for number v, its ancestor in the low word
 	// and, in the high word, best: the smallest semidominator on v's
 	// compressed path (the semi of the "label" vertex of Lengauer–Tarjan,
@@ -130,7 +129,7 @@ func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32, f
 	for v, p := range parent {
 		forest[v] = uint64(p)
 	}
-	semi := parent // the parents are in idom and forest now: parent's memory takes the semidominators
+	semi := parent // the parents are in the forest now: parent's memory takes the semidominators
 	var stack []uint32
 	var touched uint64
 	eval := func(v, last uint32) uint32 {
@@ -162,6 +161,9 @@ func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32, f
 	for w := m - 1; w >= 1; w-- {
 		s := uint32(forest[w]) // the DFS parent: not compressed yet
 		ps := preds[off[w]:off[w+1]]
+		// off[w+1] is read no more: it keeps the parent for the walk
+		// up the tree below (idom[w] is off[w+1]).
+		off[w+1] = s
 		// A semidominator of 0 (the virtual root) is the least there is:
 		// the predecessors left can only tie it.
 		for len(ps) > 0 && s != 0 {
@@ -183,6 +185,8 @@ func dominators(al *arena, parent, off, preds, spare []uint32) (idom []uint32, f
 		forest[w] = uint64(s)<<32 | forest[w]&0xffffffff
 	}
 	runtime.KeepAlive(touched)
+	idom = off[1 : m+1]
+	idom[0] = 0
 	for w := 1; w < m; w++ {
 		c := idom[w]
 		for c > semi[w] {
