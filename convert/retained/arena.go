@@ -188,21 +188,17 @@ func alloc[T elem](a *arena, n, c int) []T {
 	return allocPages[T](a, n, c, true)
 }
 
-// allocGaps is alloc for an array of which only parts are touched (the
-// references, whose room per record is a bound): in small pages, so an
-// untouched stretch between the parts stays unmapped memory.
-func allocGaps[T elem](a *arena, n, c int) []T {
-	return allocPages[T](a, n, c, false)
-}
-
-// allocSmall is alloc in small pages, for an array mapped just after the
-// references (in small pages, allocGaps) are freed: the kernel takes a
-// small page from those just freed, while a huge page needs 2 MB of
-// contiguous free memory, which such pages seldom are, and so is fresh
-// memory. Fresh memory costs far more than pages taken again where the
-// host backs a VM's memory only when it is first written (1 GB in small
-// pages: 1.96 s fresh, 0.40 s the second time; in huge pages after small
-// ones 1.90 s; docs/benchmarks.md).
+// allocSmall is alloc in small pages. For two kinds of array:
+//   - one of which only parts are touched (the references, whose room
+//     per record is a bound): an untouched stretch between the parts
+//     stays unmapped memory;
+//   - one mapped just after the references are freed: the kernel takes a
+//     small page from those just freed, while a huge page needs 2 MB of
+//     contiguous free memory, which such pages seldom are, and so is
+//     fresh memory. Fresh memory costs far more than pages taken again
+//     where the host backs a VM's memory only when it is first written
+//     (1 GB in small pages: 1.96 s fresh, 0.40 s the second time; in huge
+//     pages after small ones 1.90 s; docs/benchmarks.md).
 func allocSmall[T elem](a *arena, n, c int) []T {
 	return allocPages[T](a, n, c, false)
 }

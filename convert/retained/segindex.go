@@ -165,7 +165,7 @@ func (s *scanner) sized(ix *idIndex, dups int) error {
 	s.g.deg = alloc[uint8](s.a, n, n)
 	// The bound counts null references too; untouched capacity costs
 	// address space, not memory (a spilled file reserves its blocks).
-	s.g.edges = allocGaps[uint32](s.a, 0, int(s.maxEdges))
+	s.g.edges = allocSmall[uint32](s.a, 0, int(s.maxEdges))
 	for i := range s.classes {
 		if c := &s.classes[i]; c.id != 0 {
 			if node, ok := ix.lookup(c.id); ok {
