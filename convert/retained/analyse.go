@@ -66,8 +66,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	log = nil
 	move.work() // the rest, if any: the two take turns by parts
 	beside.Wait()
-	d, words := move.finish()
-	free(s.a, words) // its huge pages go to the dominators' forest
+	d := move.finish()
 	s.collect()
 	if !s.in.KeepIDs {
 		free(s.a, pre)
@@ -101,11 +100,8 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// paths still write is read).
 	marked := markedChan(m)
 	at := reuse[int32](s.a, spare, m) // path node by DFS number: paths writes it, byClassTop reads it
-	// The run lengths take the huge pages the forest left of those the
-	// log, the DFS numbers and the words by object gave back.
-	run := alloc[uint32](s.a, m, m)
 	wg.Go(func() {
-		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, run, marked)
+		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, marked)
 	})
 	// Added to at random (see allocHot). In memory, the retained sizes
 	// take the forest's pages, written whole below: 8 bytes per object
@@ -250,8 +246,9 @@ const byDFSPart = 1 << 16
 
 // byDFS starts the move to DFS numbers (m of them): work, called on any
 // number of goroutines at once, moves parts of the objects until none is
-// left; finish, once every work has returned, returns the result and the
-// words by object number, done with. The words by DFS number are written
+// left; finish, once every work has returned, returns the result and
+// frees the words by object number (their huge pages go to the
+// dominators' forest). The words by DFS number are written
 // at random: in huge pages, although nothing freed then has such pages to
 // give (in the small pages the references leave, the misses of the
 // translation lookaside buffer cost more: bench-4g's reverse graph 0.86 s
@@ -303,7 +300,7 @@ func (b *wordMove) work() {
 }
 
 // finish returns the move's result once every work has returned.
-func (b *wordMove) finish() (*dfsOrder, []uint32) {
+func (b *wordMove) finish() *dfsOrder {
 	s, d := b.s, b.d
 	for v, t := range s.rootKind {
 		if a := b.pre[v]; a != 0 {
@@ -316,9 +313,9 @@ func (b *wordMove) finish() (*dfsOrder, []uint32) {
 	st.UnreachableBytes += b.unreach
 	st.Reachable = m - 1
 	st.Unreachable = len(b.pre) - (m - 1)
-	words := s.obj.w
+	free(s.a, s.obj.w)
 	s.obj, s.rootKind = objWords{}, nil
-	return d, words
+	return d
 }
 
 // strongReach marks the objects a strong path reaches (referents not
@@ -401,7 +398,7 @@ func (s *scanner) collect() {
 //
 // It also sets in top the bit of every object whose class names no frame
 // of its dominator's stack: no object of its class (name) dominates it.
-func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, spareRun []uint32, marked chan<- int) (paths []Path, names, kinds []string) {
+func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, marked chan<- int) (paths []Path, names, kinds []string) {
 	m := len(idom)
 	// Class names, interned: two classes of one name share frames.
 	nameIdx := map[string]int32{}
@@ -485,7 +482,10 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, sp
 		seen[k] = found
 		return found
 	}
-	run := reuse[uint32](s.a, spareRun, m) // length of the same-class run ending here
+	// The length of the same-class run ending at each number: it takes
+	// the huge pages the forest left of those the log, the DFS numbers
+	// and the words by object gave back.
+	run := alloc[uint32](s.a, m, m)
 	defer free(s.a, run)
 	at[0], run[0] = 0, 0 // the virtual root; the loop writes every other number
 	for a := 1; a < m; a++ {

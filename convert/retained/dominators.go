@@ -68,7 +68,7 @@ func dfs(a *arena, roots []uint32, g *csr, numbered, allowed bitset, parent []ui
 // in the low one, as dfs meets them: the edges that are not DFS tree
 // edges (whose source, the target's DFS parent, is where the dominators
 // start from anyway; a second edge from the parent is no other candidate
-// either), which are a minority in a heap (bench-1g: 8.5 M of 28.6 M),
+// either), which are a minority in a heap (bench-1g: 9.6 M of 28.6 M),
 // and the virtual root's edges to the roots. predecessors turns it into
 // the reverse graph once the forward graph is freed: the two are never
 // in memory together.
