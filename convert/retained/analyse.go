@@ -77,7 +77,18 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	s.phase("dominators")
-	idom, forest := dominators(s.a, parent, off, preds)
+	// Used at random: memory even when the rest spills, while it fits
+	// (allocHot).
+	forest := allocHot[uint64](s.a, m, m)
+	// The class paths' run lengths (see paths), mapped now and faulted
+	// in on the other core, idle while the dominators are computed: a
+	// fresh page costs a fault and the kernel's zeroing, which the paths'
+	// walk would otherwise pay as it goes (bench-1g: a tenth of a
+	// second). Mapped after the forest, so that the forest takes first
+	// the huge pages the last phase gave back.
+	run := alloc[uint32](s.a, m, m)
+	faulted := s.a.faultIn(run)
+	idom := dominators(forest, parent, off, preds)
 	idomMem := off // idom is off[1:]
 	free(s.a, preds)
 	spare := parent
@@ -101,7 +112,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	marked := markedChan(m)
 	at := reuse[int32](s.a, spare, m) // path node by DFS number: paths writes it, byClassTop reads it
 	wg.Go(func() {
-		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, marked)
+		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, run, marked)
 	})
 	// Added to at random (see allocHot). In memory, the retained sizes
 	// take the forest's pages, written whole below: 8 bytes per object
@@ -122,6 +133,8 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	held.addTo(res.Paths)
 	free(s.a, top)
 	free(s.a, at)
+	faulted()
+	free(s.a, run)
 	if res.ByClass == nil {
 		// Classes by DFS number, for the walk of the dominator tree.
 		cls := alloc[uint32](s.a, m, m)
@@ -398,7 +411,7 @@ func (s *scanner) collect() {
 //
 // It also sets in top the bit of every object whose class names no frame
 // of its dominator's stack: no object of its class (name) dominates it.
-func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, marked chan<- int) (paths []Path, names, kinds []string) {
+func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, run []uint32, marked chan<- int) (paths []Path, names, kinds []string) {
 	m := len(idom)
 	// Class names, interned: two classes of one name share frames.
 	nameIdx := map[string]int32{}
@@ -482,11 +495,8 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, ma
 		seen[k] = found
 		return found
 	}
-	// The length of the same-class run ending at each number: it takes
-	// the huge pages the forest left of those the log, the DFS numbers
-	// and the words by object gave back.
-	run := alloc[uint32](s.a, m, m)
-	defer free(s.a, run)
+	// run (by DFS number): the length of the same-class run ending
+	// there.
 	at[0], run[0] = 0, 0 // the virtual root; the loop writes every other number
 	for a := 1; a < m; a++ {
 		c := name(d.obj.class(uint32(a)))

@@ -28,7 +28,7 @@ import (
 // With r references (the bound) and l logged edges (at most r and the
 // roots): the numbering's end holds 13¼ bytes per object, 4 per
 // reference and 8 per logged edge, the reverse graph 20 per object and 12
-// per logged edge, the dominators 20 per object and 4 per logged edge,
+// per logged edge, the dominators 24 per object and 4 per logged edge,
 // the retained sizes 24 per object; as the bound counts at least one
 // reference per object, 20 per object and 12 per reference bound them
 // all.

@@ -92,6 +92,13 @@ func TestWarmer(t *testing.T) {
 	if c := b[:cap(b)]; c[n] != 0 {
 		t.Errorf("an element never written is %d", c[n])
 	}
+	whole := alloc[uint32](mem, n, n)
+	whole[7] = 7
+	mem.faultIn(whole)()
+	if whole[7] != 7 || whole[8] != 0 {
+		t.Errorf("a faulted-in array changed: %d %d", whole[7], whole[8])
+	}
+	(*arena)(nil).faultIn(whole)()
 	if (*arena)(nil).warmAhead(a) != nil {
 		t.Error("the heap has nothing to warm")
 	}

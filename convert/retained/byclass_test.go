@@ -72,7 +72,7 @@ func TestByClassTopAgainstWalk(t *testing.T) {
 		var paths []Path
 		go func() {
 			defer close(done)
-			paths, _, _ = s.paths(idom, d, top, at, marked)
+			paths, _, _ = s.paths(idom, d, top, at, make([]uint32, m), marked)
 		}()
 		got, held := s.byClassTop(idom, &d.obj, top, at, ret, marked)
 		<-done

@@ -112,9 +112,10 @@ func predecessors(a *arena, m int, log edgeLog) (off, preds []uint32) {
 // overwritten (with the semidominators), and so is off: idom is off[1:]
 // (the semidominators' pass reads each offset for the last time just
 // before it keeps the parent there), for the caller to free as off.
-// idom[0] is 0. The compression forest (8 bytes per number, from
-// allocHot) is returned for the caller to reuse or free.
-func dominators(al *arena, parent, off, preds []uint32) (idom []uint32, forest []uint64) {
+// idom[0] is 0. forest is the compression forest, len(parent) words
+// (see below) the caller maps (allocHot: it is used at random) and may
+// reuse or free afterwards; its contents on entry do not matter.
+func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 	m := len(parent)
 	// The compression forest: for number v, its ancestor in the low word
 	// and, in the high word, best: the smallest semidominator on v's
@@ -123,9 +124,7 @@ func dominators(al *arena, parent, off, preds []uint32) (idom []uint32, forest [
 	// evaluation, which is a random walk over the numbers: one word
 	// spares a cache miss per step. best is set when v is done; only
 	// numbers above the current one are evaluated (a smaller one is its
-	// own answer), so it needs no setting up. Used at random: memory
-	// even when the rest spills, while it fits (allocHot).
-	forest = allocHot[uint64](al, m, m)
+	// own answer), so it needs no setting up.
 	for v, p := range parent {
 		forest[v] = uint64(p)
 	}
@@ -194,7 +193,7 @@ func dominators(al *arena, parent, off, preds []uint32) (idom []uint32, forest [
 		}
 		idom[w] = c
 	}
-	return idom, forest
+	return idom
 }
 
 // touchBatch is how many predecessors touch reads ahead.

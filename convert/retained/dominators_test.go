@@ -86,7 +86,7 @@ func TestDominatorsBruteForce(t *testing.T) {
 			log = log.add(0, pre[r])
 		}
 		off, preds := predecessors(nil, len(parent), log)
-		idom, _ := dominators(nil, parent, off, preds)
+		idom := dominators(make([]uint64, len(parent)), parent, off, preds)
 		vertex := make([]uint32, len(parent))
 		for v, a := range pre {
 			if a != 0 {
