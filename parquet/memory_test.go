@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -110,4 +111,27 @@ func BenchmarkWriter(b *testing.B) {
 			b.SetBytes(size)
 		}
 	}
+}
+
+// TestWriteErrorSurfaces writes a table whose file is the kernel's full
+// device (a symlink at the table's temporary name: every write fails with
+// ENOSPC) while its row groups are written on the table's own goroutine:
+// the failure must come back from the writer, and no table file be left
+// under its final name.
+func TestWriteErrorSurfaces(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full here")
+	}
+	dir := t.TempDir()
+	if err := os.Symlink("/dev/full", filepath.Join(dir, "."+TableSamples+".parquet.tmp")); err != nil {
+		t.Skip(err)
+	}
+	err := WriteDir(dir, Options{RowGroupRows: 1000}, bigGraph(20_000))
+	if err == nil || !strings.Contains(err.Error(), TableSamples) {
+		t.Fatalf("writing onto a full device: got %v, want an error naming table %s", err, TableSamples)
+	}
+	if _, serr := os.Stat(filepath.Join(dir, TableSamples+".parquet")); serr == nil {
+		t.Errorf("%s.parquet left behind after %v", TableSamples, err)
+	}
+	t.Log(err)
 }

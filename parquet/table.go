@@ -85,7 +85,10 @@ func newTable(cfg tableConfig, name string) (*table, error) {
 var dictionaryPageLimit int64 = 64 << 20
 
 // parquetSink writes record batches as Parquet row groups.
-type parquetSink struct{ fw *pqarrow.FileWriter }
+type parquetSink struct {
+	fw *pqarrow.FileWriter
+	f  *errFile
+}
 
 func newParquetSink(f *os.File, schema *arrow.Schema, cfg tableConfig, extra ...pq.WriterProperty) (*parquetSink, error) {
 	props := pq.NewWriterProperties(append([]pq.WriterProperty{
@@ -104,17 +107,53 @@ func newParquetSink(f *os.File, schema *arrow.Schema, cfg tableConfig, extra ...
 		pq.WithRootRepetition(pq.Repetitions.Required),
 	}, extra...)...)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem), pqarrow.WithStoreSchema())
-	fw, err := pqarrow.NewFileWriter(schema, f, props, aprops)
+	s := &parquetSink{f: &errFile{File: f}}
+	err := s.noPanic(func() (err error) {
+		s.fw, err = pqarrow.NewFileWriter(schema, s.f, props, aprops)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	return &parquetSink{fw: fw}, nil
+	return s, nil
 }
 
-func (s *parquetSink) write(rec arrow.Record) error { return s.fw.Write(rec) }
+func (s *parquetSink) write(rec arrow.Record) error {
+	return s.noPanic(func() error { return s.fw.Write(rec) })
+}
 
 // close writes the footer; FileWriter.Close also closes the file.
-func (s *parquetSink) close() error { return s.fw.Close() }
+func (s *parquetSink) close() error { return s.noPanic(s.fw.Close) }
+
+// noPanic runs fn and turns a panic of Arrow's into an error: v15's
+// Parquet writer panics when it cannot write a file's first bytes (a
+// full disk), saying only "failed to write magic number"; the file's own
+// error says why.
+func (s *parquetSink) noPanic(fn func() error) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("%v", p)
+			if s.f.err != nil {
+				err = s.f.err
+			}
+		}
+	}()
+	return fn()
+}
+
+// errFile is a table's file, keeping its first write error.
+type errFile struct {
+	*os.File
+	err error
+}
+
+func (f *errFile) Write(p []byte) (int, error) {
+	n, err := f.File.Write(p)
+	if err != nil && f.err == nil {
+		f.err = err
+	}
+	return n, err
+}
 
 // ipcSink writes record batches to an Arrow IPC file, uncompressed so
 // that every IPC reader (and a memory map) can read it as it is.
