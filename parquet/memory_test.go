@@ -60,8 +60,9 @@ func bigGraph(n int) *graph.Graph {
 
 // TestMemoryBounded writes the same large graph with small and with huge
 // row groups: the Arrow memory held at once must shrink with the row
-// group size, since only one row group per table is buffered. All
-// buffers are returned at the end.
+// group size, since at most two row groups per table are held (one
+// written while the next is collected). All buffers are returned at the
+// end.
 // (Row groups are kept few: Arrow v15 builds a new zstd encoder for every
 // page, which is what costs time here, not the rows.)
 func TestMemoryBounded(t *testing.T) {

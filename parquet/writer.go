@@ -27,8 +27,10 @@ const DefaultRowGroupRows = 64 * 1024
 // Options tune a Writer. The zero value is ready to use.
 type Options struct {
 	// RowGroupRows is how many rows of one table are buffered before they
-	// are written as a row group (default DefaultRowGroupRows). It bounds
-	// the writer's memory: at most this many rows per table are held.
+	// are written as a row group (default DefaultRowGroupRows; heap
+	// tables four times as many). It bounds the writer's memory: at most
+	// twice that many rows per table are held (one row group written
+	// while the next is collected).
 	RowGroupRows int
 	// CompressionLevel is the zstd level; 0 means the codec's default.
 	CompressionLevel int
