@@ -116,9 +116,9 @@ func BenchmarkWriter(b *testing.B) {
 
 // TestWriteErrorSurfaces writes a table whose file is the kernel's full
 // device (a symlink at the table's temporary name: every write fails with
-// ENOSPC) while its row groups are written on the table's own goroutine:
-// the failure must come back from the writer, and no table file be left
-// under its final name.
+// ENOSPC), so that not even the file's first bytes can be written, where
+// Arrow v15 panics: the failure must come back as an error naming the
+// table, and no table file be left under its final name.
 func TestWriteErrorSurfaces(t *testing.T) {
 	if _, err := os.Stat("/dev/full"); err != nil {
 		t.Skip("no /dev/full here")

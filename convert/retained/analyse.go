@@ -95,6 +95,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	parent, off, preds = nil, nil, nil
 	s.collect()
 	if err := ctx.Err(); err != nil {
+		faulted() // before the arena unmaps run
 		return nil, err
 	}
 
