@@ -94,3 +94,35 @@ func TestRetainedSpill(t *testing.T) {
 		})
 	}
 }
+
+// TestRetainedSpillIndex spills without the test probe, which keeps the
+// ID index after the analysis and so on the heap: the index then comes
+// from the spill files too (the dense form, every HotSpot dump), and the
+// view must be the same, byte for byte, as on the heap.
+func TestRetainedSpillIndex(t *testing.T) {
+	if !retained.CanSpill {
+		t.Skip("this platform keeps the graph on the heap")
+	}
+	path := filepath.Join("..", "testdata", "jdk17-zoo-live.hprof")
+	convert := func(spill bool) *graph.Graph {
+		opts := Options{Views: []string{graph.ViewRetained}}
+		if spill {
+			opts.RetainedMemory, opts.SpillDir = -1, t.TempDir()
+		}
+		g, err := ConvertFile(context.Background(), path, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return g
+	}
+	heap, spilled := convert(false), convert(true)
+	if !slices.ContainsFunc(spilled.Source.Notes, func(n string) bool { return strings.Contains(n, "spilled to ") }) {
+		t.Fatalf("no spill note in %q", spilled.Source.Notes)
+	}
+	if !sameEncoding(t, heap, spilled, graph.ViewRetained) {
+		t.Error("the spilled retained view (index in files) differs from the one built on the heap")
+	}
+	if !slices.Equal(heap.RetainedByClass, spilled.RetainedByClass) {
+		t.Error("retained sizes by class differ")
+	}
+}

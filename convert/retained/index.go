@@ -35,22 +35,26 @@ type idIndex struct {
 // noBlock marks a block without IDs in idIndex.dir.
 const noBlock = 1<<32 - 1
 
-// denseBitmap returns a zeroed bitmap for positions 0..span, in whole
+// denseWords is the length of a bitmap for positions 0..span, in whole
 // 512-bit blocks, as newDense takes it.
-func denseBitmap(span uint64) []uint64 { return make([]uint64, (span/64+1+7)&^7) }
+func denseWords(span uint64) int { return int((span/64 + 1 + 7) &^ 7) }
+
+// denseBitmap returns a zeroed bitmap for positions 0..span.
+func denseBitmap(span uint64) []uint64 { return make([]uint64, denseWords(span)) }
 
 // newDense makes the dense form from a bitmap of whole blocks (bit p:
-// ID lo + p<<shift), keeping only the blocks with an ID.
-func newDense(flat []uint64, lo uint64, shift uint) *idIndex {
+// ID lo + p<<shift), keeping only the blocks with an ID; its arrays come
+// from a (nil: the heap).
+func newDense(a *arena, flat []uint64, lo uint64, shift uint) *idIndex {
 	nb := len(flat) / 8
-	x := &idIndex{min: lo, shift: shift, dir: make([]uint64, nb)}
+	x := &idIndex{min: lo, shift: shift, dir: alloc[uint64](a, nb, nb)}
 	kept := 0
 	for b := range nb {
 		if anySet(flat[8*b : 8*b+8]) {
 			kept++
 		}
 	}
-	x.words = make([]uint64, 0, 8*kept)
+	x.words = alloc[uint64](a, 0, 8*kept)
 	var r uint32
 	for b := range nb {
 		blk := flat[8*b : 8*b+8]
@@ -104,7 +108,7 @@ func newObjectIndex(chunks [][]uint64) (*idIndex, int) {
 			flat[p>>6] |= 1 << (p & 63)
 		}
 	}
-	x := newDense(flat, lo, shift)
+	x := newDense(nil, flat, lo, shift)
 	return x, n - int(x.n)
 }
 

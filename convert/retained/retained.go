@@ -367,7 +367,7 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if !in.KeepIDs {
 		// The lookups are done: the index goes back to the system with
 		// what the first pass left behind, as the analysis starts.
-		s.ix = nil
+		s.freeIndex()
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -393,6 +393,7 @@ func (s *scanner) phase(p string) {
 // chooseArena decides, once the object and reference counts are known,
 // whether the graph's arrays come from memory or from mapped files.
 func (s *scanner) chooseArena(n int) {
+	s.arenaChosen = true
 	budget := s.in.MemoryBudget
 	if budget == 0 {
 		budget = spillBudget()

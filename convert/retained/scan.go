@@ -67,9 +67,10 @@ type scanner struct {
 	weak     []uint32 // objects whose last reference is a Reference.referent
 	rootKind map[uint32]hprof.SubTag
 
-	stats Stats
-	a     *arena // where the big arrays come from (nil: the heap)
-	spill Spill
+	stats       Stats
+	a           *arena // where the big arrays come from (nil: the heap)
+	arenaChosen bool   // chooseArena has run
+	spill       Spill
 }
 
 func newScanner(in Input) (*scanner, error) {

@@ -62,7 +62,12 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 		}
 		return s.index(chunks)
 	}
-	flat := denseBitmap(span)
+	// Over the budget the index comes from files like the graph
+	// (indexArena): the arena is chosen now, with the duplicates still
+	// counted.
+	s.chooseArena(n)
+	ia := s.indexArena()
+	flat := alloc[uint64](ia, denseWords(span), denseWords(span))
 	if noted != nil {
 		for i := range noted {
 			noted[i].orInto(flat, lo, shift)
@@ -77,8 +82,32 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 			return err
 		}
 	}
-	x := newDense(flat, lo, shift)
+	x := newDense(ia, flat, lo, shift)
+	free(ia, flat)
 	return s.sized(x, n-int(x.n))
+}
+
+// indexArena is where the dense ID index's arrays come from: the
+// spilling arena's files, or else the heap. Not anonymous mappings: the
+// Go heap has the pages the first pass gave back, where fresh mappings
+// cost a fault and the kernel's zeroing per page. Nor files when the
+// index is kept after the analysis (KeepIDs), which outlives the arena.
+func (s *scanner) indexArena() *arena {
+	if s.in.KeepIDs || s.a == nil || s.a.anon {
+		return nil
+	}
+	return s.a
+}
+
+// freeIndex frees the ID index once the lookups are done (KeepIDs
+// keeps it).
+func (s *scanner) freeIndex() {
+	if x := s.ix; x != nil {
+		ia := s.indexArena()
+		free(ia, x.dir)
+		free(ia, x.words)
+	}
+	s.ix = nil
 }
 
 // eachSegment calls fn with the ID of every object of every segment,
@@ -157,7 +186,9 @@ func (s *scanner) sized(ix *idIndex, dups int) error {
 	s.stats.Duplicates = dups
 	n := ix.len()
 	s.stats.Objects = n
-	s.chooseArena(n)
+	if !s.arenaChosen {
+		s.chooseArena(n)
+	}
 	// One element to spare: arrays by DFS number (n objects and the
 	// virtual root) take their memory later (reuse).
 	s.obj.w = alloc[uint32](s.a, n, n+1)
