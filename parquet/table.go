@@ -36,8 +36,7 @@ type table struct {
 	b       *array.RecordBuilder
 	rows    int // rows in b not yet written
 	maxRows int
-	written int64 // rows handed to the writer so far
-	r       row   // reused by row()
+	r       row // reused by row()
 
 	batches chan arrow.Record // to the writer goroutine; nil until the first batch
 	done    chan struct{}     // closed when the writer has returned
@@ -216,7 +215,6 @@ func (t *table) flush() error {
 	}
 	rec := t.b.NewRecord()
 	t.rows = 0
-	t.written += rec.NumRows()
 	if t.batches == nil {
 		t.batches, t.done = make(chan arrow.Record), make(chan struct{})
 		go t.writer()
