@@ -189,10 +189,8 @@ func (s *scanner) sized(ix *idIndex, dups int) error {
 	if !s.arenaChosen {
 		s.chooseArena(n)
 	}
-	// One element to spare: arrays by DFS number (n objects and the
-	// virtual root) take their memory later (reuse).
-	s.obj.w = alloc[uint32](s.a, n, n+1)
-	s.g.start = alloc[uint32](s.a, n, n+1)
+	s.obj.w = alloc[uint32](s.a, n, n)
+	s.g.start = alloc[uint32](s.a, n, n)
 	s.g.deg = alloc[uint8](s.a, n, n)
 	// The bound counts null references too; untouched capacity costs
 	// address space, not memory (a spilled file reserves its blocks).
