@@ -186,12 +186,16 @@ func TestIDIndex(t *testing.T) {
 }
 
 // TestObjectIndex checks both forms of newObjectIndex against a sort:
-// packed IDs (dense form) and IDs spread over a huge range (sparse).
+// packed IDs (dense form), packed IDs in stretches with wide gaps between
+// them (dense form with blocks left out) and IDs spread over a huge range
+// (sparse).
 func TestObjectIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
+	gaps := 0
 	for iter := 0; iter < 200; iter++ {
 		n := rng.IntN(3000)
 		spread := iter%4 == 3
+		gappy := iter%4 == 2
 		var chunks [][]uint64
 		var all []uint64
 		base := rng.Uint64N(1<<40) &^ 7
@@ -202,6 +206,9 @@ func TestObjectIndex(t *testing.T) {
 			step := 16 + uint64(rng.IntN(8))*8
 			if spread {
 				step = uint64(rng.IntN(1 << 30))
+			}
+			if gappy && i%20 == 19 {
+				step += 8 << 10 // two 512-ID blocks or more without an ID
 			}
 			base += step
 			id := base
@@ -220,6 +227,9 @@ func TestObjectIndex(t *testing.T) {
 		}
 		if !spread && n > 100 && x.dir == nil {
 			t.Fatalf("iter %d: packed IDs not in the dense form", iter)
+		}
+		if gappy && x.dir != nil && len(x.words) < 8*len(x.dir) {
+			gaps++
 		}
 		for i, id := range want {
 			if got, ok := x.lookup(id); !ok || int(got) != i {
@@ -252,6 +262,9 @@ func TestObjectIndex(t *testing.T) {
 				}
 			}
 		}
+	}
+	if gaps == 0 {
+		t.Fatal("no gappy ID set left a block out of the dense form")
 	}
 }
 
