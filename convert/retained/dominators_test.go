@@ -228,7 +228,7 @@ func TestObjectIndex(t *testing.T) {
 		if !spread && n > 100 && x.dir == nil {
 			t.Fatalf("iter %d: packed IDs not in the dense form", iter)
 		}
-		if gappy && x.dir != nil && len(x.words) < 8*len(x.dir) {
+		if gappy && x.dir != nil && len(x.words)/8 < len(x.dir)/2 {
 			gaps++
 		}
 		for i, id := range want {

@@ -48,17 +48,18 @@ func (x *idIndex) id(v uint32) uint64 {
 		return x.ids[v]
 	}
 	// The last block whose rank is at most v holds it.
-	lo, hi := 0, len(x.dir)-1
+	nb := len(x.dir) / 2
+	lo, hi := 0, nb-1
 	for lo < hi {
 		m := (lo + hi + 1) >> 1
-		if uint32(x.dir[m]) <= v {
+		if uint32(x.dir[2*m]) <= v {
 			lo = m
 		} else {
 			hi = m - 1
 		}
 	}
-	for b := lo; b < len(x.dir); b++ {
-		e := x.dir[b]
+	for b := lo; b < nb; b++ {
+		e := x.dir[2*b]
 		k := e >> 32
 		if k == noBlock {
 			continue
