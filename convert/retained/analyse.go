@@ -105,7 +105,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// sum them up the tree: both at once. The paths also say which
 	// objects no object of their class dominates (top), for the totals
 	// by class.
-	top := alloc[uint64](s.a, m/64+1, m/64+1)
+	top := allocZeroed[uint64](s.a, m/64+1)
 	var wg sync.WaitGroup
 	// The totals by class follow the paths on this core, as far as the
 	// paths have marked (marked: a multiple of 64, so no word of top the

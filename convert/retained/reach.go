@@ -10,7 +10,7 @@ import (
 // marks for a graph of tens of millions of objects stay in the cache.
 type bitset []uint64
 
-func newBitset(a *arena, n int) bitset { return alloc[uint64](a, n/64+1, n/64+1) }
+func newBitset(a *arena, n int) bitset { return allocZeroed[uint64](a, n/64+1) }
 
 func (b bitset) has(v uint32) bool { return b[v>>6]&(1<<(v&63)) != 0 }
 func (b bitset) set(v uint32)      { b[v>>6] |= 1 << (v & 63) }

@@ -48,7 +48,7 @@ func SegmentIDsIn(ids []uint64, r IDRange) SegmentIDs {
 		return SegmentIDs{IDs: slices.Clone(ids)}
 	}
 	lo := r.Lo
-	set := SegmentIDs{Lo: lo, Shift: shift, Bits: make([]uint64, span/64+1)}
+	set := SegmentIDs{Lo: lo, Shift: shift, Bits: allocZeroed[uint64](nil, int(span/64+1))}
 	for _, id := range ids {
 		p := (id - lo) >> shift
 		set.Bits[p>>6] |= 1 << (p & 63)
