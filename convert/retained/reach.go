@@ -98,8 +98,14 @@ func (p *walkPool) walk(g *csr, seen bitset) {
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
 		for _, w := range g.out(v) {
+			// Two walkers may both find w unmarked and both walk it:
+			// the second walk only finds marks already set. That race
+			// is rare; asking the OR for the word it replaced, to
+			// exclude it, makes it a compare-and-swap loop instead of
+			// one locked OR, a tenth of the walk's time.
 			word, bit := &seen[w>>6], uint64(1)<<(w&63)
-			if atomic.LoadUint64(word)&bit == 0 && atomic.OrUint64(word, bit)&bit == 0 {
+			if atomic.LoadUint64(word)&bit == 0 {
+				atomic.OrUint64(word, bit)
 				stack = append(stack, w)
 			}
 		}
