@@ -86,7 +86,13 @@ func TestDominatorsBruteForce(t *testing.T) {
 			log = log.add(0, pre[r])
 		}
 		off, preds := predecessors(nil, len(parent), log)
-		idom := dominators(make([]uint64, len(parent)), parent, off, preds)
+		// The forest's memory comes from an array the analysis is done
+		// with: its contents on entry must not matter.
+		forest := make([]uint64, len(parent))
+		for i := range forest {
+			forest[i] = rng.Uint64()
+		}
+		idom := dominators(forest, parent, off, preds)
 		vertex := make([]uint32, len(parent))
 		for v, a := range pre {
 			if a != 0 {
