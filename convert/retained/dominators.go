@@ -173,11 +173,30 @@ func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 		// off[w+1] is read no more: it keeps the parent for the walk
 		// up the tree below (idom[w] is off[w+1]).
 		off[w+1] = s
+		// Numbers with many predecessors (objects many others refer to:
+		// on bench-1g, 4,800 numbers hold 5.9 M of the 9.6 M
+		// predecessors) take most of the time, in cache misses on the
+		// predecessors' forest words. While one batch is evaluated, the
+		// words of the batch after next and the ancestors' words of the
+		// next one are prefetched (without waiting for them: see
+		// prefetchWords): bench-1g 0.43 → 0.38 s, bench-4g 1.81 → 1.71 s.
+		// Prefetching ahead across numbers, or all of a long list at once,
+		// was slower: a compression path's deeper steps miss anyway, and
+		// thousands of prefetches at once only wait for one another.
+		if len(ps) > touchBatch {
+			prefetchWords(&forest[0], ps[touchBatch:min(len(ps), 3*touchBatch)], uint32(w))
+		}
 		// A semidominator of 0 (the virtual root) is the least there is:
 		// the predecessors left can only tie it.
 		for len(ps) > 0 && s != 0 {
 			batch := ps[:min(len(ps), touchBatch)]
 			ps = ps[len(batch):]
+			if len(ps) > 2*touchBatch {
+				prefetchWords(&forest[0], ps[2*touchBatch:min(len(ps), 3*touchBatch)], uint32(w))
+			}
+			if len(ps) > 0 {
+				prefetchLinks(&forest[0], ps[:min(len(ps), touchBatch)], uint32(w))
+			}
 			if len(batch) > 1 {
 				touched ^= touch(forest, batch)
 			}

@@ -46,6 +46,15 @@ func TestDominatorsBruteForce(t *testing.T) {
 				adj[v] = append(adj[v], uint32(rng.IntN(n)))
 			}
 		}
+		if rng.IntN(8) == 0 {
+			// A node many others refer to: more predecessors than the
+			// dominators' batches and prefetches take at once.
+			h := uint32(rng.IntN(n))
+			for k := 40 + rng.IntN(100); k > 0; k-- {
+				v := rng.IntN(n)
+				adj[v] = append(adj[v], h)
+			}
+		}
 		var roots []uint32
 		for k := 1 + rng.IntN(3); k > 0; k-- {
 			if r := uint32(rng.IntN(n)); !slices.Contains(roots, r) {
@@ -302,5 +311,24 @@ func TestClassHash(t *testing.T) {
 		if _, ok := h.lookup(0); ok {
 			t.Fatal("found 0")
 		}
+	}
+}
+
+// TestPrefetch: the prefetch hints read only the words they are told
+// to and change nothing, whatever the indices and the bound.
+func TestPrefetch(t *testing.T) {
+	base := []uint64{3, 0, 1<<32 | 2, 7, 1 << 40}
+	want := slices.Clone(base)
+	idx := []uint32{0, 4, 2, 3, 1, 4}
+	for _, above := range []uint32{0, 1, 3, 4, ^uint32(0)} {
+		prefetchWords(&base[0], idx, above)
+		prefetchLinks(&base[0], idx, above)
+		prefetchWords(&base[0], nil, above)
+		prefetchLinks(&base[0], idx[:0], above)
+		// Indices past the array: a prefetch does not fault.
+		prefetchWords(&base[0], []uint32{1 << 30, ^uint32(0)}, 0)
+	}
+	if !slices.Equal(base, want) {
+		t.Fatalf("prefetch changed the words: %v, want %v", base, want)
 	}
 }
