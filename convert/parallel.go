@@ -30,6 +30,7 @@ func (d *binDecoder) scanSpans(ctx context.Context, h *heapdump.Dump) error {
 		NewAgg:     d.newObjAgg,
 		TrackHeaps: d.g.Source.Version == "JAVA PROFILE 1.0.3",
 		Objects:    d.opts.asks(graph.ViewRetained),
+		NoCounts:   !d.opts.wants(graph.ViewHeap),
 		Progress:   d.opts.Progress,
 	})
 }

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
@@ -225,4 +227,55 @@ func TestRetainedClassWithoutDump(t *testing.T) {
 	if a <= b || b <= 0 {
 		t.Errorf("retained: A %d, B %d; want A to hold B (A > B > 0)", a, b)
 	}
+}
+
+// TestRetainedWithoutHeapView: asked for the retained view alone, the
+// first pass counts no objects into the heap histogram (nothing reads
+// it); the retained view and the record counts are those of a run that
+// builds the heap view too.
+func TestRetainedWithoutHeapView(t *testing.T) {
+	path := filepath.Join("..", "testdata", "jdk17-zoo-live.hprof")
+	alone, err := ConvertFile(context.Background(), path, Options{Views: []string{graph.ViewRetained}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	both, err := ConvertFile(context.Background(), path, Options{Views: []string{graph.ViewHeap, graph.ViewRetained}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alone.View(graph.ViewHeap) != nil || both.View(graph.ViewHeap) == nil {
+		t.Fatal("the heap view is built when it is not asked for, or not when it is")
+	}
+	a, b := alone.View(graph.ViewRetained), both.View(graph.ViewRetained)
+	if a == nil || b == nil || len(a.Samples) == 0 {
+		t.Fatal("no retained view")
+	}
+	// Frame and stack IDs differ (the heap view interns its frames
+	// first): compare the samples by what they name.
+	if sa, sb := resolvedSamples(alone, a), resolvedSamples(both, b); !slices.Equal(sa, sb) {
+		t.Errorf("the retained view differs without the heap view: %d samples, totals %v; with it %d, %v", len(sa), a.Totals(), len(sb), b.Totals())
+	}
+	ca, cb := *a, *b
+	ca.Samples, cb.Samples = nil, nil
+	if !reflect.DeepEqual(ca, cb) {
+		t.Errorf("the retained view's other fields differ without the heap view:\n%+v\n%+v", ca, cb)
+	}
+	if !reflect.DeepEqual(alone.Source.Records, both.Source.Records) {
+		t.Errorf("record counts differ: %v, with the heap view %v", alone.Source.Records, both.Source.Records)
+	}
+}
+
+// resolvedSamples lists v's samples as text: frames (leaf first),
+// values, labels.
+func resolvedSamples(g *graph.Graph, v *graph.View) []string {
+	out := make([]string, 0, len(v.Samples))
+	for _, smp := range v.Samples {
+		var b strings.Builder
+		for _, f := range g.Stacks[smp.Stack] {
+			fmt.Fprintf(&b, "%s;", g.Frames[f].Function())
+		}
+		fmt.Fprintf(&b, " %v %v", smp.Values, smp.Labels)
+		out = append(out, b.String())
+	}
+	return out
 }

@@ -28,7 +28,11 @@ type SpanFile struct {
 	NewAgg     func() *Agg // a worker's counts, with the input's size model
 	TrackHeaps bool        // Android: follow HEAP DUMP INFO (needs Workers == 1)
 	Objects    bool        // note each span's objects for the retained view
-	Progress   func(done int64)
+	// NoCounts leaves the Aggs empty: nothing wants the heap histogram
+	// (the retained view alone needs the classes, roots and IDs). Its
+	// counting was a sixth of the first pass's work.
+	NoCounts bool
+	Progress func(done int64)
 }
 
 // ScanSpans parses the spans of the dump noted so far (Spans) on
@@ -49,6 +53,9 @@ func (h *Dump) ScanSpans(ctx context.Context, env Env, sf SpanFile) error {
 		wg.Add(1)
 		go func(agg *Agg) {
 			defer wg.Done()
+			if sf.NoCounts {
+				agg = nil // ScanSpan counts nothing
+			}
 			var buf []byte
 			for i := range next {
 				sp := spans[i]

@@ -22,8 +22,9 @@ type SpanResult struct {
 	IDs     retained.IDRange // the span's object IDs summed up: for the thread-name passes and the retained view
 }
 
-// ScanSpan counts the sub-records of one span into agg; with objs, it
-// also notes the span's objects for the retained view.
+// ScanSpan counts the sub-records of one span into agg (nil: it counts
+// no objects); with objs, it also notes the span's objects for the
+// retained view.
 func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (res SpanResult) {
 	hb := hprof.NewHeapBytes(body, rec, idSize)
 	// The span's object IDs and reference bound, for the retained view,
@@ -74,11 +75,17 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		}
 		switch s.Tag {
 		case hprof.InstanceDump:
-			agg.instance(s.ClassID, s.TraceSerial)
+			if agg != nil {
+				agg.instance(s.ClassID, s.TraceSerial)
+			}
 		case hprof.ObjArrayDump:
-			agg.objArray(s.ClassID, s.TraceSerial, s.Length)
+			if agg != nil {
+				agg.objArray(s.ClassID, s.TraceSerial, s.Length)
+			}
 		case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-			agg.primArray(s.ElemType, s.TraceSerial, s.Length)
+			if agg != nil {
+				agg.primArray(s.ElemType, s.TraceSerial, s.Length)
+			}
 		case hprof.ClassDump:
 			c := s.Class
 			c.Statics = append([]hprof.StaticField(nil), c.Statics...)
@@ -87,7 +94,9 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		case hprof.RootThreadObject:
 			res.Roots = append(res.Roots, ThreadRoot{ObjectID: s.ID, ThreadSerial: s.ThreadSerial, TraceSerial: s.TraceSerial})
 		case hprof.HeapDumpInfo:
-			agg.enterHeap(s.HeapID, s.NameID)
+			if agg != nil {
+				agg.enterHeap(s.HeapID, s.NameID)
+			}
 		}
 	}
 }
