@@ -2,9 +2,6 @@
 
 package retained
 
-// Without a prefetch instruction written for the platform, the hints of
-// prefetch_asm.go do nothing.
-
-func prefetchWords(base *uint64, idx []uint32, above uint32) {}
-
-func prefetchLinks(base *uint64, idx []uint32, above uint32) {}
+// prefetchIndexed does nothing where no prefetch instruction is written
+// for the platform (see prefetch_asm.go).
+func prefetchIndexed(base *uint64, idx []uint32, above uint32, link bool) {}
