@@ -28,7 +28,7 @@ test: backends vet
 	go test ./...
 	@if [ -f /usr/include/libdeflate.h ]; then echo "== convert with -tags libdeflate"; go vet -tags libdeflate ./convert/ && go test -tags libdeflate ./convert/; fi
 	@if command -v qemu-aarch64-static >/dev/null; then echo "== convert/retained as arm64 code (its assembly), under qemu"; \
-		mkdir -p .cache && GOARCH=arm64 go test -c -o .cache/retained-arm64.test ./convert/retained && (cd convert/retained && qemu-aarch64-static ../../.cache/retained-arm64.test);  \
+		mkdir -p .cache && GOARCH=arm64 go test -c -o .cache/retained-arm64.test ./convert/retained && (cd convert/retained && qemu-aarch64-static ../../.cache/retained-arm64.test); \
 	else echo "== arm64 tests skipped: no qemu-aarch64-static (scripts/setup-qemu.sh)"; fi
 	bash scripts/lint.sh
 

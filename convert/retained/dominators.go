@@ -179,7 +179,8 @@ func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 		// predecessors' forest words. While one batch is evaluated, the
 		// words of the batch after next and the ancestors' words of the
 		// next one are prefetched (without waiting for them: see
-		// prefetchWords): bench-1g 0.43 → 0.38 s, bench-4g 1.81 → 1.71 s.
+		// prefetchIndexed): bench-1g 0.43 → 0.38–0.40 s, bench-4g
+		// 1.81 → 1.59–1.71 s.
 		// Prefetching ahead across numbers, or all of a long list at once,
 		// was slower: a compression path's deeper steps miss anyway, and
 		// thousands of prefetches at once only wait for one another.
