@@ -81,7 +81,8 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// (allocHot).
 	forest := allocHot[uint64](s.a, m, m)
 	// The class paths' run lengths (see paths), mapped now and faulted
-	// in on the other core, idle while the dominators are computed: a
+	// in on the other core, idle while the dominators are computed (up
+	// to the first number with many predecessors, see dominators): a
 	// fresh page costs a fault and the kernel's zeroing, which the paths'
 	// walk would otherwise pay as it goes (bench-1g: a tenth of a
 	// second). Mapped after the forest, so that the forest takes first

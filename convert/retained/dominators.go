@@ -1,6 +1,9 @@
 package retained
 
-import "runtime"
+import (
+	"runtime"
+	"sync/atomic"
+)
 
 // dfs numbers the objects reachable from the roots in depth-first
 // preorder. Number 0 is the virtual root above every GC root; objects get
@@ -139,81 +142,41 @@ func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 		forest[v] = uint64(p)
 	}
 	semi := parent // the parents are in the forest now: parent's memory takes the semidominators
-	var stack []uint32
-	var touched uint64
-	eval := func(v, last uint32) uint32 {
-		f := forest[v]
-		if uint32(f) < last {
-			return uint32(f >> 32)
+	main := &semiEval{forest: forest}
+	// Numbers with many predecessors (objects many others refer to: on
+	// bench-4g, 5,000 numbers hold 24.5 M of the 38.9 M predecessors, and
+	// take two thirds of this loop) have their predecessors evaluated on
+	// two cores, half each (semiEval.shared).
+	// The helper starts with the first such number: the run lengths are
+	// faulted in on the other core meanwhile (see analyse).
+	var helper *semiHelper
+	share := canStoreShared && runtime.GOMAXPROCS(0) > 1
+	defer func() {
+		if helper != nil {
+			helper.stop()
 		}
-		stack = stack[:0]
-		for {
-			stack = append(stack, v)
-			v = uint32(f)
-			f = forest[v]
-			if uint32(f) < last {
-				break
-			}
-		}
-		// v is the top of the path, f its word; walking back down, each
-		// node is linked to v's ancestor and takes the smaller best.
-		top, pb := f&0xffffffff, f>>32
-		for len(stack) > 0 {
-			v = stack[len(stack)-1]
-			stack = stack[:len(stack)-1]
-			vb := forest[v] >> 32
-			pb = min(pb, vb)
-			forest[v] = pb<<32 | top
-		}
-		return uint32(pb)
-	}
+	}()
 	for w := m - 1; w >= 1; w-- {
 		s := uint32(forest[w]) // the DFS parent: not compressed yet
 		ps := preds[off[w]:off[w+1]]
 		// off[w+1] is read no more: it keeps the parent for the walk
 		// up the tree below (idom[w] is off[w+1]).
 		off[w+1] = s
-		// Numbers with many predecessors (objects many others refer to:
-		// on bench-1g, 4,800 numbers hold 5.9 M of the 9.6 M
-		// predecessors) take most of the time, in cache misses on the
-		// predecessors' forest words. While one batch is evaluated, the
-		// words of the batch after next and the ancestors' words of the
-		// next one are prefetched (without waiting for them: see
-		// prefetchIndexed): bench-1g 0.43 → 0.38–0.40 s, bench-4g
-		// 1.81 → 1.59–1.71 s.
-		// Prefetching ahead across numbers, or all of a long list at once,
-		// was slower: a compression path's deeper steps miss anyway, and
-		// thousands of prefetches at once only wait for one another.
-		if len(ps) > touchBatch {
-			prefetchWords(&forest[0], ps[touchBatch:min(len(ps), 3*touchBatch)], uint32(w))
-		}
-		// A semidominator of 0 (the virtual root) is the least there is:
-		// the predecessors left can only tie it.
-		for len(ps) > 0 && s != 0 {
-			batch := ps[:min(len(ps), touchBatch)]
-			ps = ps[len(batch):]
-			if len(ps) > 2*touchBatch {
-				prefetchWords(&forest[0], ps[2*touchBatch:min(len(ps), 3*touchBatch)], uint32(w))
+		if share && len(ps) >= sharedPreds {
+			if helper == nil {
+				helper = startSemiHelper(forest)
 			}
-			if len(ps) > 0 {
-				prefetchLinks(&forest[0], ps[:min(len(ps), touchBatch)], uint32(w))
-			}
-			if len(batch) > 1 {
-				touched ^= touch(forest, batch)
-			}
-			for _, v := range batch {
-				if v <= uint32(w) {
-					// Not evaluated yet (or the virtual root): itself.
-					s = min(s, v)
-				} else if u := eval(v, uint32(w)+1); u < s {
-					s = u
-				}
-			}
+			half := len(ps) / 2
+			main.shared = true
+			s = helper.semi(semiJob{ps: ps[half:], w: uint32(w), s: s}, func() uint32 { return main.semi(ps[:half], uint32(w), s) })
+			main.shared = false
+		} else if len(ps) > 0 { // most numbers have none: no call
+			s = main.semi(ps, uint32(w), s)
 		}
 		semi[w] = s
 		forest[w] = uint64(s)<<32 | forest[w]&0xffffffff
 	}
-	runtime.KeepAlive(touched)
+	runtime.KeepAlive(main.touched)
 	idom = off[1 : m+1]
 	idom[0] = 0
 	for w := 1; w < m; w++ {
@@ -225,6 +188,166 @@ func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 	}
 	return idom
 }
+
+// sharedPreds is how many predecessors a number needs for them to be
+// evaluated on two cores, so that a half is far more work than handing
+// it over (a guess: the dumps we have show numbers with a few
+// predecessors or with thousands; a variable for the tests).
+var sharedPreds = 512
+
+// semiEval evaluates predecessors over the compression forest, with its
+// own stack: one per goroutine.
+type semiEval struct {
+	forest  []uint64
+	stack   []uint32
+	touched uint64 // see touch
+	// shared: another goroutine evaluates predecessors of the same number
+	// at once. Evaluations only compress paths then (no number is linked
+	// meanwhile), and every word a compression writes is a function of the
+	// path alone: the ancestor at its top and the smallest semidominator
+	// from the word's number up to there. So whichever goroutine writes a
+	// word, and whenever the other reads it, the reader sees a consistent
+	// shortcut of the same path, and the results, and the forest after,
+	// are those of one goroutine doing all. A word must only be written
+	// whole, in one store, which storeShared does (Go's own stores are
+	// that too, but the Go memory model gives a racing program no such
+	// promise).
+	shared bool
+}
+
+// semi returns the smallest of s and the evaluations of the predecessors
+// ps of number w.
+func (e *semiEval) semi(ps []uint32, w, s uint32) uint32 {
+	forest := e.forest
+	// Numbers with many predecessors (objects many others refer to:
+	// on bench-1g, 4,800 numbers hold 5.9 M of the 9.6 M
+	// predecessors) take most of the time, in cache misses on the
+	// predecessors' forest words. While one batch is evaluated, the
+	// words of the batch after next and the ancestors' words of the
+	// next one are prefetched (without waiting for them: see
+	// prefetchIndexed): bench-1g 0.43 → 0.38–0.40 s, bench-4g
+	// 1.81 → 1.59–1.71 s.
+	// Prefetching ahead across numbers, or all of a long list at once,
+	// was slower: a compression path's deeper steps miss anyway, and
+	// thousands of prefetches at once only wait for one another.
+	if len(ps) > touchBatch {
+		prefetchWords(&forest[0], ps[touchBatch:min(len(ps), 3*touchBatch)], w)
+	}
+	// A semidominator of 0 (the virtual root) is the least there is:
+	// the predecessors left can only tie it.
+	for len(ps) > 0 && s != 0 {
+		batch := ps[:min(len(ps), touchBatch)]
+		ps = ps[len(batch):]
+		if len(ps) > 2*touchBatch {
+			prefetchWords(&forest[0], ps[2*touchBatch:min(len(ps), 3*touchBatch)], w)
+		}
+		if len(ps) > 0 {
+			prefetchLinks(&forest[0], ps[:min(len(ps), touchBatch)], w)
+		}
+		if len(batch) > 1 {
+			e.touched ^= touch(forest, batch)
+		}
+		for _, v := range batch {
+			if v <= w {
+				// Not evaluated yet (or the virtual root): itself.
+				s = min(s, v)
+			} else if u := e.eval(v, w+1); u < s {
+				s = u
+			}
+		}
+	}
+	return s
+}
+
+// eval returns the smallest semidominator on v's path up the linked
+// forest, whose numbers are those from last on, compressing the path.
+func (e *semiEval) eval(v, last uint32) uint32 {
+	forest := e.forest
+	f := forest[v]
+	if uint32(f) < last {
+		return uint32(f >> 32)
+	}
+	stack := e.stack[:0]
+	for {
+		stack = append(stack, v)
+		v = uint32(f)
+		f = forest[v]
+		if uint32(f) < last {
+			break
+		}
+	}
+	// v is the top of the path, f its word; walking back down, each
+	// node is linked to v's ancestor and takes the smaller best.
+	top, pb := f&0xffffffff, f>>32
+	for i := len(stack) - 1; i >= 0; i-- {
+		v = stack[i]
+		pb = min(pb, forest[v]>>32)
+		if e.shared {
+			storeShared(&forest[v], pb<<32|top)
+		} else {
+			forest[v] = pb<<32 | top
+		}
+	}
+	e.stack = stack
+	return uint32(pb)
+}
+
+// semiHelper evaluates half the predecessors of the numbers that have
+// many, on another goroutine. It waits for them spinning, not parked: a
+// number's half takes some 100 µs on bench-4g, and with a parked one
+// (channels) the loop was slower than on one core: 1.86 s against 1.67.
+type semiHelper struct {
+	job  semiJob
+	seq  atomic.Uint32 // jobs handed over: job holds the last
+	res  atomic.Uint64 // the last job done: its seq (high word) and result
+	quit atomic.Bool
+}
+
+type semiJob struct {
+	ps   []uint32
+	w, s uint32
+}
+
+func startSemiHelper(forest []uint64) *semiHelper {
+	h := &semiHelper{}
+	go func() {
+		e := &semiEval{forest: forest, shared: true}
+		done := uint32(0)
+		for spins := 0; ; spins++ {
+			if q := h.seq.Load(); q != done {
+				done = q
+				h.res.Store(uint64(q)<<32 | uint64(e.semi(h.job.ps, h.job.w, h.job.s)))
+				continue
+			}
+			if h.quit.Load() {
+				break
+			}
+			if spins&63 == 0 {
+				runtime.Gosched()
+			}
+		}
+		runtime.KeepAlive(e.touched)
+	}()
+	return h
+}
+
+// semi hands the helper j and returns its result after calling mine,
+// which evaluates the other half.
+func (h *semiHelper) semi(j semiJob, mine func() uint32) uint32 {
+	h.job = j
+	q := h.seq.Add(1)
+	s := mine()
+	for spins := 1; ; spins++ {
+		if r := h.res.Load(); uint32(r>>32) == q {
+			return min(s, uint32(r))
+		}
+		if spins&63 == 0 {
+			runtime.Gosched() // in case the helper waits for a processor
+		}
+	}
+}
+
+func (h *semiHelper) stop() { h.quit.Store(true) }
 
 // touchBatch is how many predecessors touch reads ahead.
 const touchBatch = 16

@@ -33,9 +33,29 @@ func reachable(adj [][]uint32, roots []uint32, cut int) []bool {
 // TestDominatorsBruteForce compares semi-NCA with the definition: d
 // dominates v when every path from the roots to v passes through d.
 func TestDominatorsBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for iter := 0; iter < 500; iter++ {
-		n := 1 + rng.IntN(40)
+	dominatorsBruteForce(t, rand.New(rand.NewPCG(1, 2)), 500, 40, 140)
+}
+
+// TestDominatorsShared is TestDominatorsBruteForce with the predecessors
+// of numbers that many refer to evaluated on two cores at once
+// (semiEval.shared): small graphs with every such number shared, then
+// larger ones, whose evaluations race for the same paths.
+func TestDominatorsShared(t *testing.T) {
+	if !canStoreShared {
+		t.Skip("the dominators stay on one core on this platform")
+	}
+	defer func(n int) { sharedPreds = n }(sharedPreds)
+	sharedPreds = 4
+	dominatorsBruteForce(t, rand.New(rand.NewPCG(3, 4)), 300, 40, 140)
+	sharedPreds = 64
+	dominatorsBruteForce(t, rand.New(rand.NewPCG(5, 6)), 6, 2000, 3000)
+}
+
+// dominatorsBruteForce checks iters random graphs of up to n objects;
+// some have a node that up to hot others refer to.
+func dominatorsBruteForce(t *testing.T, rng *rand.Rand, iters, maxN, hot int) {
+	for iter := 0; iter < iters; iter++ {
+		n := 1 + rng.IntN(maxN)
 		adj := make([][]uint32, n)
 		for v := range adj {
 			k := rng.IntN(4)
@@ -46,11 +66,11 @@ func TestDominatorsBruteForce(t *testing.T) {
 				adj[v] = append(adj[v], uint32(rng.IntN(n)))
 			}
 		}
-		if rng.IntN(8) == 0 {
+		for hubs := rng.IntN(8) - 6 + maxN/500; hubs >= 0; hubs-- {
 			// A node many others refer to: more predecessors than the
 			// dominators' batches and prefetches take at once.
 			h := uint32(rng.IntN(n))
-			for k := 40 + rng.IntN(100); k > 0; k-- {
+			for k := hot/4 + rng.IntN(hot-hot/4); k > 0; k-- {
 				v := rng.IntN(n)
 				adj[v] = append(adj[v], h)
 			}

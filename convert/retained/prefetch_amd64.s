@@ -24,3 +24,10 @@ next:
 	JNE loop
 done:
 	RET
+
+// func storeShared(p *uint64, x uint64)
+TEXT ·storeShared(SB), NOSPLIT|NOFRAME, $0-16
+	MOVQ p+0(FP), AX
+	MOVQ x+8(FP), BX
+	MOVQ BX, (AX)
+	RET

@@ -23,3 +23,10 @@ next:
 	CBNZ R2, loop
 done:
 	RET
+
+// func storeShared(p *uint64, x uint64)
+TEXT ·storeShared(SB), NOSPLIT|NOFRAME, $0-16
+	MOVD p+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD R1, (R0)
+	RET

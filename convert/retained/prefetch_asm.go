@@ -16,3 +16,14 @@ package retained
 //
 //go:noescape
 func prefetchIndexed(base *uint64, idx []uint32, above uint32, link bool)
+
+// canStoreShared: storeShared is one store instruction here.
+const canStoreShared = true
+
+// storeShared writes x to *p in one store instruction, which another
+// goroutine may read at the same time (see semiEval.shared): a plain
+// store, where sync/atomic's would wait for every earlier load and
+// store, cache misses included. prefetch_amd64.s, prefetch_arm64.s.
+//
+//go:noescape
+func storeShared(p *uint64, x uint64)

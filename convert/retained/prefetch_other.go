@@ -5,3 +5,9 @@ package retained
 // prefetchIndexed does nothing where no prefetch instruction is written
 // for the platform (see prefetch_asm.go).
 func prefetchIndexed(base *uint64, idx []uint32, above uint32, link bool) {}
+
+// canStoreShared: no storeShared is written for the platform, so the
+// dominators stay on one core.
+const canStoreShared = false
+
+func storeShared(p *uint64, x uint64) { *p = x }
