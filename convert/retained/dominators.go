@@ -151,7 +151,7 @@ func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 	// faulted in on the other core meanwhile (see analyse).
 	var helper *semiHelper
 	share := canStoreShared && runtime.GOMAXPROCS(0) > 1
-	defer func() {
+	defer func() { // on a panic
 		if helper != nil {
 			helper.stop()
 		}
@@ -175,6 +175,10 @@ func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 		}
 		semi[w] = s
 		forest[w] = uint64(s)<<32 | forest[w]&0xffffffff
+	}
+	if helper != nil {
+		helper.stop()
+		helper = nil
 	}
 	runtime.KeepAlive(main.touched)
 	idom = off[1 : m+1]
@@ -207,11 +211,13 @@ type semiEval struct {
 	// path alone: the ancestor at its top and the smallest semidominator
 	// from the word's number up to there. So whichever goroutine writes a
 	// word, and whenever the other reads it, the reader sees a consistent
-	// shortcut of the same path, and the results, and the forest after,
-	// are those of one goroutine doing all. A word must only be written
-	// whole, in one store, which storeShared does (Go's own stores are
-	// that too, but the Go memory model gives a racing program no such
-	// promise).
+	// shortcut of the same path, and the results are those of one
+	// goroutine doing all. (The paths may end up compressed differently,
+	// as each half stops at a semidominator of 0, which no evaluation
+	// can tell: a path's answer is the same, shortcut or not.) A word
+	// must only be written whole, in one store, which storeShared does
+	// (Go's own stores are that too, but the Go memory model gives a
+	// racing program no such promise).
 	shared bool
 }
 
