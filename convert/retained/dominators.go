@@ -167,8 +167,9 @@ func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 				helper = startSemiHelper(forest)
 			}
 			half := len(ps) / 2
+			q := helper.hand(semiJob{ps: ps[half:], w: uint32(w), s: s})
 			main.shared = true
-			s = helper.semi(semiJob{ps: ps[half:], w: uint32(w), s: s}, func() uint32 { return main.semi(ps[:half], uint32(w), s) })
+			s = helper.wait(q, main.semi(ps[:half], uint32(w), s))
 			main.shared = false
 		} else if len(ps) > 0 { // most numbers have none: no call
 			s = main.semi(ps, uint32(w), s)
@@ -337,12 +338,14 @@ func startSemiHelper(forest []uint64) *semiHelper {
 	return h
 }
 
-// semi hands the helper j and returns its result after calling mine,
-// which evaluates the other half.
-func (h *semiHelper) semi(j semiJob, mine func() uint32) uint32 {
+// hand gives the helper j to evaluate; wait, with what hand returned,
+// waits for it and returns the smaller of its result and s.
+func (h *semiHelper) hand(j semiJob) uint32 {
 	h.job = j
-	q := h.seq.Add(1)
-	s := mine()
+	return h.seq.Add(1)
+}
+
+func (h *semiHelper) wait(q, s uint32) uint32 {
 	for spins := 1; ; spins++ {
 		if r := h.res.Load(); uint32(r>>32) == q {
 			return min(s, uint32(r))
