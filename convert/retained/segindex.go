@@ -82,8 +82,7 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 			return err
 		}
 	}
-	x := newDense(ia, flat, lo, shift)
-	free(ia, flat)
+	x := newDense(ia, flat, lo, shift) // flat becomes x.words
 	return s.sized(x, n-int(x.n))
 }
 
