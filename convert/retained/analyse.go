@@ -62,33 +62,36 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	var beside sync.WaitGroup
 	beside.Go(move.work)
 	off, preds := predecessors(s.a, m, log)
-	free(s.a, log)
-	log = nil
 	move.work() // the rest, if any: the two take turns by parts
 	beside.Wait()
 	d := move.finish()
-	s.collect()
-	if !s.in.KeepIDs {
-		free(s.a, pre)
-		pre = nil
-	}
 	s.collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	s.phase("dominators")
-	// Used at random: memory even when the rest spills, while it fits
-	// (allocHot).
-	forest := allocHot[uint64](s.a, m, m)
-	// The class paths' run lengths (see paths), mapped now and faulted
-	// in on the other core, idle while the dominators are computed (up
-	// to the first number with many predecessors, see dominators): a
-	// fresh page costs a fault and the kernel's zeroing, which the paths'
-	// walk would otherwise pay as it goes (bench-1g: a tenth of a
-	// second). Mapped after the forest, so that the forest takes first
-	// the huge pages the last phase gave back.
-	run := alloc[uint32](s.a, m, m)
-	faulted := s.a.faultIn(run)
+	// The dominators' two new arrays take the memory of the log and of
+	// the DFS numbers by object, which nothing reads any more, as it is
+	// (reuse): pages already faulted in, which need no zeroing either.
+	// Mapped anew, they were faulted in from whatever pages the kernel
+	// had at hand when they were first written, and the pages the last
+	// phase gave back went first to the one faulted first: in a VM after
+	// idle, memory fresh to the host for the other (bench-4g: the
+	// forest written in 0.17–1.29 s, the run lengths faulted in in
+	// 0.09–0.82 s, from one run to another).
+	// The compression forest is used at random: memory even when the
+	// rest spills, while it fits (reuseHot).
+	forest := reuseHot[uint64](s.a, []uint64(log), m)
+	log = nil
+	// The class paths' run lengths (see paths) are written before they
+	// are read.
+	var run []uint32
+	if s.in.KeepIDs {
+		run = alloc[uint32](s.a, m, m)
+	} else {
+		run = reuse[uint32](s.a, pre, m)
+		pre = nil
+	}
 	idom := dominators(forest, parent, off, preds)
 	idomMem := off // idom is off[1:]
 	free(s.a, preds)
@@ -96,7 +99,6 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	parent, off, preds = nil, nil, nil
 	s.collect()
 	if err := ctx.Err(); err != nil {
-		faulted() // before the arena unmaps run
 		return nil, err
 	}
 
@@ -135,7 +137,6 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	held.addTo(res.Paths)
 	free(s.a, top)
 	free(s.a, at)
-	faulted()
 	free(s.a, run)
 	if res.ByClass == nil {
 		// Classes by DFS number, for the walk of the dominator tree.

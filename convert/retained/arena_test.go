@@ -94,11 +94,10 @@ func TestWarmer(t *testing.T) {
 	}
 	whole := alloc[uint32](mem, n, n)
 	whole[7] = 7
-	mem.faultIn(whole)()
+	populateWords(whole)
 	if whole[7] != 7 || whole[8] != 0 {
 		t.Errorf("a faulted-in array changed: %d %d", whole[7], whole[8])
 	}
-	(*arena)(nil).faultIn(whole)()
 	if (*arena)(nil).warmAhead(a) != nil {
 		t.Error("the heap has nothing to warm")
 	}

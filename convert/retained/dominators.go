@@ -147,8 +147,7 @@ func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 	// bench-4g, 5,000 numbers hold 24.5 M of the 38.9 M predecessors, and
 	// take two thirds of this loop) have their predecessors evaluated on
 	// two cores, half each (semiEval.shared).
-	// The helper starts with the first such number: the run lengths are
-	// faulted in on the other core meanwhile (see analyse).
+	// The helper starts with the first such number.
 	var helper *semiHelper
 	share := canStoreShared && runtime.GOMAXPROCS(0) > 1
 	defer func() { // on a panic

@@ -30,21 +30,6 @@ const (
 // without an arena, for spilled files, or without populate.
 func (a *arena) canWarm() bool { return a != nil && a.anon && canPopulate }
 
-// faultIn faults all of s in on another goroutine, for an array a later
-// phase writes, while this one leaves a core idle (see warmer). The
-// returned func waits for it to end; call it before s is freed.
-func (a *arena) faultIn(s []uint32) (wait func()) {
-	if !a.canWarm() || cap(s) == 0 {
-		return func() {}
-	}
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		populateWords(s[:cap(s)])
-	}()
-	return func() { <-done }
-}
-
 // asWords is s's memory as 32-bit words, for warmAhead: empty, with
 // twice s's capacity.
 func asWords(s []uint64) []uint32 {
