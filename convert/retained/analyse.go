@@ -13,11 +13,12 @@ import (
 )
 
 // analyse turns the graph into the dominator tree, retained sizes and the
-// class-level paths, freeing each array as soon as it is done with. The
-// peak is while the reverse graph is built or the dominators computed
-// (docs/retained.md, Memory): the forward graph is freed before the
-// reverse graph is built, every other array by object number before the
-// dominators are computed.
+// class-level paths, freeing each array as soon as it is done with, or
+// handing its memory to a later one. The peak is while the reverse graph
+// is built or the dominators computed (docs/retained.md, Memory): the
+// forward graph is freed before the reverse graph is built, every other
+// array by object number before the dominators are computed (the DFS
+// numbers' memory becomes the run lengths).
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	s.phase("strong reach")
 	// Beside strong reach (whose first walk takes every core,
@@ -72,7 +73,8 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	s.phase("dominators")
 	// The dominators' two new arrays take the memory of the log and of
 	// the DFS numbers by object, which nothing reads any more, as it is
-	// (reuse): pages already faulted in, which need no zeroing either.
+	// (reuse): pages already faulted in as far as those reached, which
+	// need no zeroing either.
 	// Mapped anew, they were faulted in from whatever pages the kernel
 	// had at hand when they were first written, and the pages the last
 	// phase gave back went first to the one faulted first: in a VM after
