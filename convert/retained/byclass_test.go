@@ -12,7 +12,8 @@ import (
 // marks of paths (byClassTop) with the walk of the dominator tree that
 // keeps open objects per class (byClass), on random dominator trees whose
 // classes share names now and then (one class in two loaders), with long
-// runs of one class, and past the depth cap.
+// runs of one class, and past the depth cap; and each path node's longest
+// run with the runs along the dominator chains.
 func TestByClassTopAgainstWalk(t *testing.T) {
 	defer func(e int) { markEvery = e }(markEvery)
 	markEvery = 64
@@ -89,6 +90,31 @@ func TestByClassTopAgainstWalk(t *testing.T) {
 		}
 		if objs != int64(m-1) || bytes != want0 {
 			t.Fatalf("iter %d: paths hold %d objects, %d bytes; want %d, %d", iter, objs, bytes, m-1, want0)
+		}
+		// The longest run of each node, from the chains: an object
+		// goes on its dominator's run when both are of the node's class
+		// (by name) and on that node.
+		cn := s.classNames()
+		runLen := make([]int64, m)
+		wantRun := make([]int64, len(paths))
+		for i := 1; i < len(wantRun); i++ { // the virtual root has none
+			wantRun[i] = 1
+		}
+		for a := 1; a < m; a++ {
+			p, c := at[a], cn.of(cls[a])
+			if paths[p].Class != c {
+				continue
+			}
+			runLen[a] = 1
+			if dom := idom[a]; dom != 0 && at[dom] == p && cn.of(cls[dom]) == c {
+				runLen[a] = runLen[dom] + 1
+			}
+			wantRun[p] = max(wantRun[p], runLen[a])
+		}
+		for i, p := range paths {
+			if p.MaxRun != wantRun[i] {
+				t.Fatalf("iter %d: node %d: longest run %d, the chains say %d", iter, i, p.MaxRun, wantRun[i])
+			}
 		}
 		want := s.byClass(idom, cls, ret)
 		if got == nil {

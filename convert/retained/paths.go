@@ -1,0 +1,205 @@
+package retained
+
+import "github.com/hprof2pprof/hprof2pprof/convert/hprof"
+
+// paths merges objects into class-level dominator paths: an object's path
+// is its immediate dominator's path plus its class, except that an
+// object of the same class as its dominator's frame stays on that frame
+// (runs collapse), and past the depth limit an object whose class is on
+// the stack already stays on its dominator's frame: every stack names
+// each class of the object's dominator chain, so a class's cumulative
+// value is exact at any depth.
+//
+// It also sets in top the bit of every object whose class names no frame
+// of its dominator's stack: no object of its class (name) dominates it.
+//
+// at and run, by DFS number, are written whole: at is the path node of
+// each object (read by byClassTop after it), run the length of the
+// same-class run ending there, or 0 for an object whose class differs
+// from its frame's (one the depth cap kept on its dominator's frame), so
+// that no run goes on through it.
+//
+// The loop is one pass over the numbers in DFS order, a serial part of
+// the last phase (bench-4g: 76 M objects): its state is in locals and a
+// pathTree, not in closures, whose captured variables the compiler keeps
+// in memory and reloads at every use.
+func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, run []uint32, marked chan<- int) (paths []Path, names, kinds []string) {
+	m := len(idom)
+	cn := s.classNames()
+	t := newPathTree()
+	kindIdx := map[hprof.SubTag]int32{}
+	maxDepth := s.in.MaxDepth
+	obj := &d.obj
+	at[0], run[0] = 0, 0 // the virtual root; the loop writes every other number
+	for a := 1; a < m; a++ {
+		c := cn.of(obj.class(uint32(a)))
+		dom := idom[a]
+		var q int32
+		r := uint32(1)
+		if dom == 0 {
+			kt, ok := d.rootKind[uint32(a)]
+			if !ok {
+				kt = severalRootsKind // reached from several roots, not one itself
+			}
+			ki, ok := kindIdx[kt]
+			if !ok {
+				ki = int32(len(kinds))
+				kinds = append(kinds, rootKindName(kt))
+				kindIdx[kt] = ki
+			}
+			q = t.node(t.node(0, ki), c)
+			top[a>>6] |= 1 << (a & 63)
+		} else {
+			p := at[dom]
+			pp := &t.nodes[p]
+			switch {
+			case pp.Class == c && pp.Depth > 1:
+				// A run goes on when the dominator is of this class
+				// too: on a frame of its own class, so not run 0.
+				if rd := run[dom]; rd != 0 {
+					r = rd + 1
+				}
+				q = p
+				if int64(r) > pp.MaxRun {
+					pp.MaxRun = int64(r)
+				}
+			case int(pp.Depth) > maxDepth && t.onPath(p, c):
+				// Past the depth cap a class already on the stack adds
+				// no frame: the stack keeps every class of the chain
+				// once, so each class's cumulative value stays exact.
+				pp.Capped = true
+				q = p
+				r = 0
+			default:
+				q = t.node(p, c)
+				if !t.dup[q] {
+					top[a>>6] |= 1 << (a & 63)
+				}
+			}
+		}
+		at[a], run[a] = q, r
+		if a&(markEvery-1) == markEvery-1 {
+			marked <- a + 1
+		}
+	}
+	marked <- m
+	return t.nodes, cn.names, kinds
+}
+
+// classNames are the names of the classes, interned: two classes of one
+// name (one class in two loaders) share frames.
+type classNames struct {
+	names         []string
+	obj, classObj []int32 // by class number: the name of its objects, of its class object
+}
+
+func (s *scanner) classNames() *classNames {
+	cn := &classNames{obj: make([]int32, len(s.classes)), classObj: make([]int32, len(s.classes))}
+	idx := map[string]int32{}
+	intern := func(n string) int32 {
+		if i, ok := idx[n]; ok {
+			return i
+		}
+		i := int32(len(cn.names))
+		cn.names = append(cn.names, n)
+		idx[n] = i
+		return i
+	}
+	for i, c := range s.classes {
+		cn.obj[i] = intern(c.name)
+		cn.classObj[i] = intern(c.name + ".class")
+	}
+	return cn
+}
+
+// of returns the name of class number c (flagged for class objects).
+func (cn *classNames) of(c uint32) int32 {
+	if c&classObjFlag != 0 {
+		return cn.classObj[c&^classObjFlag]
+	}
+	return cn.obj[c]
+}
+
+// pathTree is the class-level paths as paths builds them (node 0 is the
+// virtual root), and what finds a node's child of a class.
+type pathTree struct {
+	nodes []Path
+	dup   []bool // dup[i]: the class of node i names a frame above it too
+	// The child of each node last asked for: siblings in DFS order are
+	// mostly of one class, so this spares most lookups.
+	lastClass, lastChild []int32
+	child                map[uint64]int32
+	// Behind that, a direct-mapped cache of child (small enough for the
+	// processor's cache; the map's lookups were a fifth of paths).
+	cache *[1 << 14]pathSlot
+	// onPath's answers, by node and class.
+	seen map[uint64]bool
+}
+
+type pathSlot struct {
+	k uint64
+	i int32
+}
+
+func newPathTree() *pathTree {
+	return &pathTree{
+		nodes:     []Path{{Parent: -1, Class: -1}},
+		dup:       []bool{false},
+		lastClass: []int32{-1},
+		lastChild: []int32{0},
+		child:     map[uint64]int32{},
+		cache:     new([1 << 14]pathSlot),
+		seen:      map[uint64]bool{},
+	}
+}
+
+// node returns the child of node parent of class class (a root kind at
+// depth 1), adding it when there is none.
+func (t *pathTree) node(parent, class int32) int32 {
+	if t.lastClass[parent] == class {
+		return t.lastChild[parent]
+	}
+	return t.nodeSlow(parent, class)
+}
+
+func (t *pathTree) nodeSlow(parent, class int32) int32 {
+	k := uint64(uint32(parent))<<32 | uint64(uint32(class))
+	e := &t.cache[(k*0x9E3779B97F4A7C15)>>(64-14)]
+	i := e.i
+	if e.k != k || i == 0 {
+		var ok bool
+		if i, ok = t.child[k]; !ok {
+			i = int32(len(t.nodes))
+			t.nodes = append(t.nodes, Path{Parent: parent, Class: class, Depth: t.nodes[parent].Depth + 1, MaxRun: 1})
+			t.dup = append(t.dup, t.onStack(parent, class))
+			t.lastClass, t.lastChild = append(t.lastClass, -1), append(t.lastChild, 0)
+			t.child[k] = i
+		}
+		e.k, e.i = k, i
+	}
+	t.lastClass[parent], t.lastChild[parent] = class, i
+	return i
+}
+
+// onStack reports whether class c names a frame of node p's stack (below
+// the root kind).
+func (t *pathTree) onStack(p, c int32) bool {
+	for j := p; t.nodes[j].Depth > 1; j = t.nodes[j].Parent {
+		if t.nodes[j].Class == c {
+			return true
+		}
+	}
+	return false
+}
+
+// onPath is onStack for every object past the depth cap: its answers are
+// kept per node.
+func (t *pathTree) onPath(p, c int32) bool {
+	k := uint64(uint32(p))<<32 | uint64(uint32(c))
+	if v, ok := t.seen[k]; ok {
+		return v
+	}
+	found := t.onStack(p, c)
+	t.seen[k] = found
+	return found
+}
