@@ -183,7 +183,12 @@ func (s *scanner) number(allowed bitset) ([]uint32, edgeLog, []uint32) {
 	// rounds find the same classes, but not when).
 	used := make([]bool, len(s.classes))
 	numbered := newBitset(s.a, n)
-	parent := alloc[uint32](s.a, 1, n+1)
+	// The parents are written in order, and so are the semidominators
+	// and the class paths' nodes that take their memory later: small
+	// pages (allocSmall), which a VM's kernel takes from blocks it has
+	// not handed back to the host. The log, whose memory becomes the
+	// compression forest (used at random), stays in huge pages.
+	parent := allocSmall[uint32](s.a, 1, n+1)
 	// The log's bound: each reference once (from a reached object, or
 	// with GarbageHolds from an unreached one), and an edge from the
 	// virtual root to each root (class roots: at most one per class).
