@@ -220,17 +220,21 @@ func TestIDIndex(t *testing.T) {
 	}
 }
 
-// TestObjectIndex checks both forms of newObjectIndex against a sort:
+// TestObjectIndex checks every form of newObjectIndex against a sort:
 // packed IDs (dense form), packed IDs in stretches with wide gaps between
-// them (dense form with blocks left out) and IDs spread over a huge range
-// (sparse).
+// them (dense form with blocks left out), packed clusters far apart (dense
+// form in two levels) and IDs spread over a huge range (sparse).
 func TestObjectIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	gaps := 0
+	gaps, twos := 0, 0
 	for iter := 0; iter < 200; iter++ {
 		n := rng.IntN(3000)
 		spread := iter%4 == 3
 		gappy := iter%4 == 2
+		clustered := iter%8 == 5
+		if clustered {
+			n = 3000 * (2 + rng.IntN(2)) // clusters of 3,000: over 2,048 per stretch (denseBitsPerObject)
+		}
 		var chunks [][]uint64
 		var all []uint64
 		base := rng.Uint64N(1<<40) &^ 7
@@ -239,6 +243,12 @@ func TestObjectIndex(t *testing.T) {
 				chunks = append(chunks, nil)
 			}
 			step := 16 + uint64(rng.IntN(8))*8
+			if clustered {
+				step = 8 + uint64(rng.IntN(2))*8
+				if i > 0 && i%3000 == 0 {
+					step = rng.Uint64N(1<<34) &^ 7 // on to a cluster gigabytes away
+				}
+			}
 			if spread {
 				step = uint64(rng.IntN(1 << 30))
 			}
@@ -260,11 +270,17 @@ func TestObjectIndex(t *testing.T) {
 		if dups != len(all)-len(want) || x.len() != len(want) {
 			t.Fatalf("iter %d: %d duplicates, %d IDs; want %d, %d", iter, dups, x.len(), len(all)-len(want), len(want))
 		}
-		if !spread && n > 100 && x.dir == nil {
+		if !spread && !clustered && n > 100 && x.dir == nil {
 			t.Fatalf("iter %d: packed IDs not in the dense form", iter)
 		}
 		if gappy && x.dir != nil && len(x.words)/8 < len(x.dir)/2 {
 			gaps++
+		}
+		if clustered && x.top != nil {
+			twos++
+		}
+		if spread && x.dir != nil {
+			t.Fatalf("iter %d: IDs spread over a huge range in a dense form", iter)
 		}
 		for i, id := range want {
 			if got, ok := x.lookup(id); !ok || int(got) != i {
@@ -300,6 +316,9 @@ func TestObjectIndex(t *testing.T) {
 	}
 	if gaps == 0 {
 		t.Fatal("no gappy ID set left a block out of the dense form")
+	}
+	if twos < 20 {
+		t.Fatalf("only %d of 25 clustered ID sets in the two-level form", twos)
 	}
 }
 

@@ -20,6 +20,9 @@ import (
 //     possible IDs and 64 per block with an ID (1.2 bytes per object on
 //     bench-1g, whose heap has wide gaps; 0.9 on bench-4g), and needs no
 //     sort.
+//   - dense in two levels (top != nil), for IDs that cluster in stretches
+//     far apart (a ZGC heap; a small heap in a big reservation): the same
+//     over only the stretches of the range that hold an ID (stretch.go).
 //   - sparse (ids != nil): the sorted IDs, with a bucket table over the ID
 //     range narrowing each lookup to a few entries; 8 bytes per object
 //     plus 4 per bucket.
@@ -30,6 +33,8 @@ type idIndex struct {
 	dir   []uint64 // dense: per block b, at 2b the IDs before it (low 32 bits) and its index in words (high 32), or noBlock; at 2b+1 subRanks
 	words []uint64 // dense: the bits of the blocks with an ID, 8 words each
 	n     uint32   // dense: IDs in all
+	top   []uint32 // two-level dense: by stretch of the range, its place among the kept ones, or noSuper
+	kept  []uint32 // two-level dense: the kept stretches, in order
 
 	ids    []uint64 // sparse: sorted, distinct
 	bucket []uint32 // sparse: bucket b holds ids[bucket[b]:bucket[b+1]]
@@ -118,21 +123,36 @@ func newObjectIndex(chunks [][]uint64) (*idIndex, int) {
 	if n == 0 {
 		return newIDIndex(nil)
 	}
+	// One level, two (stretch.go) or the sorted IDs, as indexSegments
+	// chooses.
+	last := span
+	var top, kept []uint32
 	if span/denseBitsPerObject >= uint64(n) {
-		all := make([]uint64, 0, n)
-		for _, c := range chunks {
-			all = append(all, c...)
+		if marks := newStretchMarks(span, n); marks != nil {
+			for _, c := range chunks {
+				for _, id := range c {
+					marks.mark((id - lo) >> shift)
+				}
+			}
+			top, kept, last = marks.table(span)
 		}
-		return newIDIndex(all)
+		if !twoLevel(kept, n) {
+			all := make([]uint64, 0, n)
+			for _, c := range chunks {
+				all = append(all, c...)
+			}
+			return newIDIndex(all)
+		}
 	}
-	flat := denseBitmap(span)
+	flat := denseBitmap(last)
 	for _, c := range chunks {
 		for _, id := range c {
-			p := (id - lo) >> shift
+			p := stretchPos(top, (id-lo)>>shift)
 			flat[p>>6] |= 1 << (p & 63)
 		}
 	}
 	x := newDense(nil, flat, lo, shift)
+	x.top, x.kept = top, kept
 	return x, n - int(x.n)
 }
 
@@ -213,8 +233,17 @@ func (x *idIndex) lookup(id uint64) (uint32, bool) {
 	if x.dir != nil {
 		d := id - x.min
 		p := d >> x.shift
+		if p<<x.shift != d {
+			return 0, false
+		}
+		if x.top != nil {
+			var ok bool
+			if p, ok = x.inStretch(p); !ok {
+				return 0, false
+			}
+		}
 		b := 2 * (p >> 9)
-		if p<<x.shift != d || b+1 >= uint64(len(x.dir)) {
+		if b+1 >= uint64(len(x.dir)) {
 			return 0, false
 		}
 		e, sub := x.dir[b], x.dir[b+1]
@@ -246,6 +275,16 @@ func (x *idIndex) lookup(id uint64) (uint32, bool) {
 		}
 	}
 	return 0, false
+}
+
+// inStretch is position p of the whole range in the two-level form's
+// bitmap (stretch.go), if a kept stretch holds it.
+func (x *idIndex) inStretch(p uint64) (uint64, bool) {
+	s := p >> superShift
+	if s >= uint64(len(x.top)) || x.top[s] == noSuper {
+		return 0, false
+	}
+	return uint64(x.top[s])<<superShift | p&superMask, true
 }
 
 // idCursor is where the last lookupNext found its ID (dense form).
@@ -280,7 +319,9 @@ func (x *idIndex) lookupNext(id uint64, c *idCursor) (uint32, bool) {
 	}
 	r, ok := x.lookup(id)
 	if ok {
-		k := x.dir[2*(p>>9)] >> 32
+		// The cursor keeps the position in the whole range: an ID in the
+		// same word is in the same stretch.
+		k := x.dir[2*(stretchPos(x.top, p)>>9)] >> 32
 		*c = idCursor{p: p, r: r, wi: int(8*k + (p>>6)&7), ok: true}
 	}
 	return r, ok

@@ -72,6 +72,9 @@ func (x *idIndex) id(v uint32) uint64 {
 					word &= word - 1 // drop the lowest set bit
 				}
 				p := uint64(b)<<9 + uint64(w)<<6 + uint64(bits.TrailingZeros64(word))
+				if x.kept != nil { // back from the two-level form's positions
+					p = uint64(x.kept[p>>superShift])<<superShift | p&superMask
+				}
 				return x.min + p<<x.shift
 			}
 			left -= c

@@ -70,12 +70,13 @@ func (set *SegmentIDs) each(fn func(id uint64)) {
 	}
 }
 
-// orInto sets the set's IDs in the dense bitmap words (IDs lo + p<<shift):
-// word by word when the set's bits have the same step, else one by one.
-func (set *SegmentIDs) orInto(words []uint64, lo uint64, shift uint) {
+// orInto sets the set's IDs in the dense bitmap words (IDs lo + p<<shift;
+// the two-level form's when top is set, see stretchPos): word by word when
+// the set's bits have the same step, else one by one.
+func (set *SegmentIDs) orInto(words []uint64, lo uint64, shift uint, top []uint32) {
 	if len(set.Bits) == 0 || set.Shift != shift {
 		set.each(func(id uint64) {
-			p := (id - lo) >> shift
+			p := stretchPos(top, (id-lo)>>shift)
 			words[p>>6] |= 1 << (p & 63)
 		})
 		return
@@ -86,10 +87,14 @@ func (set *SegmentIDs) orInto(words []uint64, lo uint64, shift uint) {
 		if word == 0 {
 			continue
 		}
-		words[w0+uint64(i)] |= word << b
+		// A part without an ID may fall in a stretch the two-level form
+		// leaves out: only parts with one are written.
+		if low := word << b; low != 0 {
+			words[stretchWord(top, w0+uint64(i))] |= low
+		}
 		if b != 0 {
 			if high := word >> (64 - b); high != 0 {
-				words[w0+uint64(i)+1] |= high
+				words[stretchWord(top, w0+uint64(i)+1)] |= high
 			}
 		}
 	}

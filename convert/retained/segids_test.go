@@ -12,9 +12,13 @@ import (
 // spread thinly (the IDs kept as they are), with a coarser step than the
 // bitmap's and at every bit offset. Every other segment is noted as the
 // first pass notes it: its shape from a range summed over its IDs and
-// over one more that is not kept (an object its span cuts).
+// over one more that is not kept (an object its span cuts). The same sets
+// also mark their stretches and fill the two-level form's bitmap
+// (stretch.go), against each ID's bit there, with segments far apart in
+// every fourth case.
 func TestSegmentIDs(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 12))
+	multi := 0 // cases with IDs in several stretches
 	for iter := range 300 {
 		shift := uint(rng.IntN(4))
 		lo := rng.Uint64N(1<<40) << shift
@@ -28,7 +32,11 @@ func TestSegmentIDs(t *testing.T) {
 			case 2:
 				step = uint64(1+rng.IntN(1<<14)) << shift // spread thinly
 			}
-			id := lo + uint64(rng.IntN(1<<16))<<shift
+			at := 1 << 16
+			if iter%4 == 3 {
+				at = 1 << 26 // segments in stretches far apart
+			}
+			id := lo + uint64(rng.IntN(at))<<shift
 			var seg []uint64
 			for range rng.IntN(400) {
 				seg = append(seg, id)
@@ -59,6 +67,12 @@ func TestSegmentIDs(t *testing.T) {
 			p := (id - min0) >> gs
 			want[p>>6] |= 1 << (p & 63)
 		}
+		span := (slices.Max(all) - min0) >> gs
+		marks := newStretchMarks(span, len(all))
+		if marks == nil {
+			t.Fatalf("iter %d: no stretch table for a span of %d", iter, span)
+		}
+		var sets []SegmentIDs
 		for k, seg := range segs {
 			set := NewSegmentIDs(seg)
 			if k%2 == 1 && len(seg) > 0 {
@@ -69,10 +83,39 @@ func TestSegmentIDs(t *testing.T) {
 				r.Add(seg[0] + uint64(1+rng.IntN(1<<10))<<shift) // cut: in the range, not in the IDs
 				set = SegmentIDsIn(seg, r)
 			}
-			set.orInto(got, min0, gs)
+			set.orInto(got, min0, gs, nil)
+			marks.markSet(&set, min0, gs)
+			sets = append(sets, set)
 		}
 		if !slices.Equal(got, want) {
 			t.Fatalf("iter %d: the noted segments set other bits than their IDs", iter)
 		}
+		// The marked stretches are those with an ID; each ID's bit in the
+		// two-level bitmap is where stretchPos puts it.
+		wantMarks := make(stretchMarks, len(marks))
+		for _, id := range all {
+			wantMarks.mark((id - min0) >> gs)
+		}
+		if !slices.Equal(marks, wantMarks) {
+			t.Fatalf("iter %d: the sets marked other stretches than their IDs'", iter)
+		}
+		top, kept, last := marks.table(span)
+		want2, got2 := make([]uint64, last/64+1), make([]uint64, last/64+1)
+		for _, id := range all {
+			p := stretchPos(top, (id-min0)>>gs)
+			want2[p>>6] |= 1 << (p & 63)
+		}
+		for k := range sets {
+			sets[k].orInto(got2, min0, gs, top)
+		}
+		if !slices.Equal(got2, want2) {
+			t.Fatalf("iter %d: the two-level bitmap differs from the IDs' bits", iter)
+		}
+		if len(kept) > 1 {
+			multi++
+		}
+	}
+	if multi < 20 {
+		t.Fatalf("only %d cases with IDs in several stretches", multi)
 	}
 }

@@ -51,31 +51,45 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 	if len(noted) != s.in.Segments.Len() {
 		noted = nil
 	}
+	// One level over the whole range while it is packed enough, else
+	// two over the stretches that hold an ID (stretch.go), else the
+	// sorted IDs.
+	last := span
+	var top, kept []uint32
 	if span/denseBitsPerObject >= uint64(n) {
-		chunks := make([][]uint64, s.in.Segments.Len())
-		if noted != nil {
-			for i := range noted {
-				noted[i].each(func(id uint64) { chunks[i] = append(chunks[i], id) })
+		if marks := newStretchMarks(span, n); marks != nil {
+			if noted != nil {
+				for i := range noted {
+					marks.markSet(&noted[i], lo, shift)
+				}
+			} else {
+				err := s.eachSegment(ctx, func(_ int, id uint64) {
+					marks.markAtomic((id - lo) >> shift)
+				})
+				if err != nil {
+					return err
+				}
 			}
-		} else if err := s.eachSegment(ctx, func(i int, id uint64) { chunks[i] = append(chunks[i], id) }); err != nil {
-			return err
+			top, kept, last = marks.table(span)
 		}
-		return s.index(chunks)
+		if !twoLevel(kept, n) {
+			return s.sortedIndex(ctx, noted)
+		}
 	}
 	// Over the budget the index comes from files like the graph
 	// (indexArena): the arena is chosen now, with the duplicates still
 	// counted.
 	s.chooseArena(n)
 	ia := s.indexArena()
-	flat := alloc[uint64](ia, denseWords(span), denseWords(span))
+	flat := alloc[uint64](ia, denseWords(last), denseWords(last))
 	if noted != nil {
 		for i := range noted {
-			noted[i].orInto(flat, lo, shift)
+			noted[i].orInto(flat, lo, shift, top)
 			noted[i] = SegmentIDs{} // freed as it goes
 		}
 	} else {
 		err := s.eachSegment(ctx, func(_ int, id uint64) {
-			p := (id - lo) >> shift
+			p := stretchPos(top, (id-lo)>>shift)
 			atomic.OrUint64(&flat[p>>6], 1<<(p&63))
 		})
 		if err != nil {
@@ -83,7 +97,22 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 		}
 	}
 	x := newDense(ia, flat, lo, shift) // flat becomes x.words
+	x.top, x.kept = top, kept
 	return s.sized(x, n-int(x.n))
+}
+
+// sortedIndex indexes the segments' IDs in the sparse form (sorted):
+// from the noted sets, or read again from the segments.
+func (s *scanner) sortedIndex(ctx context.Context, noted []SegmentIDs) error {
+	chunks := make([][]uint64, s.in.Segments.Len())
+	if noted != nil {
+		for i := range noted {
+			noted[i].each(func(id uint64) { chunks[i] = append(chunks[i], id) })
+		}
+	} else if err := s.eachSegment(ctx, func(i int, id uint64) { chunks[i] = append(chunks[i], id) }); err != nil {
+		return err
+	}
+	return s.index(chunks)
 }
 
 // indexArena is where the dense ID index's arrays come from: the
