@@ -126,3 +126,38 @@ func TestRetainedSpillIndex(t *testing.T) {
 		t.Error("retained sizes by class differ")
 	}
 }
+
+// TestRetainedIndexReread builds the ID index from IDs read again from
+// the segments (testhooks.RereadIDs) instead of those the first pass
+// noted, in memory and from files, for a dump whose IDs take the dense
+// form in two levels (jdk17-zoo-live: a small heap in a big reservation)
+// and one in one level: the view must be the same, byte for byte.
+func TestRetainedIndexReread(t *testing.T) {
+	for _, name := range []string{"jdk17-zoo-live.hprof", "heap-dump.allocwork.jdk17.hprof"} {
+		path := filepath.Join("..", "testdata", name)
+		for _, spill := range []bool{false, true} {
+			if spill && !retained.CanSpill {
+				continue
+			}
+			convert := func(reread bool) *graph.Graph {
+				ctx := testhooks.With(context.Background(), testhooks.Hooks{RereadIDs: reread})
+				opts := Options{Views: []string{graph.ViewRetained}}
+				if spill {
+					opts.RetainedMemory, opts.SpillDir = -1, t.TempDir()
+				}
+				g, err := ConvertFile(ctx, path, opts)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(g.RetainedByClass) == 0 {
+					t.Fatalf("%s: no retained view; notes %q", name, g.Source.Notes)
+				}
+				return g
+			}
+			noted, reread := convert(false), convert(true)
+			if !sameEncoding(t, noted, reread, graph.ViewRetained) {
+				t.Errorf("%s (spilled %v): the view from IDs read again differs", name, spill)
+			}
+		}
+	}
+}

@@ -64,7 +64,11 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 				}
 			} else {
 				err := s.eachSegment(ctx, func(_ int, id uint64) {
-					marks.markAtomic((id - lo) >> shift)
+					// An ID out of the summed-up range (an input changed
+					// since) is left out: the filling reports it.
+					if p := (id - lo) >> shift; id >= lo && p <= span {
+						marks.markAtomic(p)
+					}
 				})
 				if err != nil {
 					return err
@@ -89,7 +93,11 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 		}
 	} else {
 		err := s.eachSegment(ctx, func(_ int, id uint64) {
-			p := stretchPos(top, (id-lo)>>shift)
+			p := (id - lo) >> shift
+			if id < lo || p > span || top != nil && top[p>>superShift] == noSuper {
+				return // as above
+			}
+			p = stretchPos(top, p)
 			atomic.OrUint64(&flat[p>>6], 1<<(p&63))
 		})
 		if err != nil {

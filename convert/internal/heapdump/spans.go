@@ -181,15 +181,19 @@ func (h *Dump) AddSpan(e Env, res *SpanResult) error {
 // dump's objects: the spans of a plain file with their ID summaries (the
 // graph is filled from the mapped spans, the input is not read again),
 // or the IDs of the streamed records (it is read once more); nothing
-// when the dump mixed both (it is read twice more).
-func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, idSize int) {
+// when the dump mixed both (it is read twice more). Without noted, the
+// spans go without the IDs the first pass noted in them, which the index
+// then reads from the spans again (tests compare the two).
+func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, idSize int, noted bool) {
 	defer func() { h.Objs, h.Noted = nil, nil }()
 	switch {
 	case file != nil && !h.Streamed() && len(h.Objs) > 0:
 		in.Segments = &FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: mapSpans}
 		for _, o := range h.Objs {
 			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
-			in.SegmentIDs = append(in.SegmentIDs, o.Set)
+			if noted {
+				in.SegmentIDs = append(in.SegmentIDs, o.Set)
+			}
 			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
 		}
 	case h.Noted != nil && len(h.AllSpans) == 0:

@@ -18,6 +18,10 @@ type Hooks struct {
 	// Retained, when set, receives the retained analysis for per-object
 	// queries.
 	Retained *Retained
+	// RereadIDs hands the retained view the segments without the IDs the
+	// first pass noted, so its index reads them from the segments again
+	// (what a library caller that notes none gets).
+	RereadIDs bool
 }
 
 // Retained asks for the retained analysis under the oracle's model
