@@ -83,8 +83,8 @@ type Input struct {
 	SegmentRefs []int64
 	// Noted, when set (and Segments not), is what the caller's own pass
 	// over a stream found: then Open is called once, to fill the graph.
-	// Compute takes its IDs (and sets them to nil), so they are freed
-	// once indexed.
+	// Compute takes its sets (and sets them to nil), so they are freed
+	// as they are indexed.
 	Noted *NotedIDs
 	// IDSize is the dump's ID size (needed with Segments).
 	IDSize int
@@ -156,11 +156,14 @@ func (r *IDRange) Add(id uint64) {
 	r.Diff |= id ^ r.First
 }
 
-// NotedIDs are the object IDs of a dump, in any order, and a bound on
-// their references (as Input.SegmentRefs counts them).
+// NotedIDs are the object IDs of a dump read as a stream, noted by parts
+// (a record or a stretch of one, any order) as Input.SegmentObjects and
+// SegmentIDs note a segment's, and a bound on their references (as
+// Input.SegmentRefs counts them).
 type NotedIDs struct {
-	IDs  [][]uint64
-	Refs int64
+	Ranges []IDRange
+	Sets   []SegmentIDs
+	Refs   int64
 }
 
 // Segments are heap dump records held in memory.
@@ -338,21 +341,25 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 			return nil, err
 		}
 	} else {
-		var ids [][]uint64
-		if in.Noted != nil {
-			ids, in.Noted.IDs = in.Noted.IDs, nil
-			s.idSize, s.maxEdges = in.IDSize, in.Noted.Refs
+		var err error
+		if noted := in.Noted; noted != nil {
+			if len(noted.Ranges) != len(noted.Sets) {
+				return nil, errors.New("retained: noted ID ranges and sets differ in number")
+			}
+			s.idSize, s.maxEdges = in.IDSize, noted.Refs
 			s.setLayouts()
+			s.phase("indexing IDs")
+			ranges, sets := noted.Ranges, noted.Sets
+			noted.Ranges, noted.Sets = nil, nil // freed as they are indexed
+			err = s.indexSets(ranges, sets, nil)
 		} else {
 			s.phase("reading IDs")
 			if err := s.pass(ctx, 1); err != nil {
 				return nil, err
 			}
-			ids = [][]uint64{s.ids}
+			s.phase("indexing IDs")
+			err = s.index([][]uint64{s.ids})
 		}
-		s.phase("indexing IDs")
-		err := s.index(ids)
-		ids = nil
 		if err != nil {
 			return nil, err
 		}

@@ -13,15 +13,31 @@ import (
 
 // indexSegments builds the ID index from the in-memory segments: the
 // caller's pass summed their IDs up (Input.SegmentObjects), which is
-// enough to shape the dense index; the IDs themselves are read again from
-// the segments by several workers, each setting its objects' bits. So no
-// ID list (8 bytes per object) is ever held. IDs too sparse for the
-// dense form are collected per segment and sorted, as newObjectIndex does.
+// enough to shape the dense index, and noted them (Input.SegmentIDs);
+// without those notes the IDs are read again from the segments by
+// several workers, each setting its objects' bits. So no ID list (8
+// bytes per object) is held. IDs too sparse for the dense form are
+// collected per segment and sorted, as newObjectIndex does.
 func (s *scanner) indexSegments(ctx context.Context) error {
+	noted := s.in.SegmentIDs
+	var reread func(fn func(seg int, id uint64)) error
+	if len(noted) != s.in.Segments.Len() {
+		noted = nil
+		reread = func(fn func(int, uint64)) error { return s.eachSegment(ctx, fn) }
+	}
+	return s.indexSets(s.in.SegmentObjects, noted, reread)
+}
+
+// indexSets builds the ID index from parts of the dump's objects (the
+// segments, or the parts of a stream: Input.Noted), each summed up in
+// ranges, from their notes, or when there are none (nil) from reread,
+// which calls its function with each object's part and ID. The notes are
+// freed as they are indexed.
+func (s *scanner) indexSets(ranges []IDRange, noted []SegmentIDs, reread func(fn func(part int, id uint64)) error) error {
 	n := 0
 	lo, hi := ^uint64(0), uint64(0)
 	var first, diff uint64
-	for _, r := range s.in.SegmentObjects {
+	for _, r := range ranges {
 		if r.N == 0 {
 			continue
 		}
@@ -47,10 +63,6 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 		shift = uint(bits.TrailingZeros64(diff))
 	}
 	span := (hi - lo) >> shift
-	noted := s.in.SegmentIDs
-	if len(noted) != s.in.Segments.Len() {
-		noted = nil
-	}
 	// One level over the whole range while it is packed enough, else
 	// two over the stretches that hold an ID (stretch.go), else the
 	// sorted IDs.
@@ -63,7 +75,7 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 					marks.markSet(&noted[i], lo, shift)
 				}
 			} else {
-				err := s.eachSegment(ctx, func(_ int, id uint64) {
+				err := reread(func(_ int, id uint64) {
 					// An ID out of the summed-up range (an input changed
 					// since) is left out: the filling reports it.
 					if p := (id - lo) >> shift; id >= lo && p <= span {
@@ -77,7 +89,7 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 			top, kept, last = marks.table(span)
 		}
 		if !twoLevel(kept, n) {
-			return s.sortedIndex(ctx, noted)
+			return s.sortedIndex(len(ranges), noted, reread)
 		}
 	}
 	// Over the budget the index comes from files like the graph
@@ -92,7 +104,7 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 			noted[i] = SegmentIDs{} // freed as it goes
 		}
 	} else {
-		err := s.eachSegment(ctx, func(_ int, id uint64) {
+		err := reread(func(_ int, id uint64) {
 			p := (id - lo) >> shift
 			if id < lo || p > span || top != nil && top[p>>superShift] == noSuper {
 				return // as above
@@ -109,15 +121,16 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 	return s.sized(x, n-int(x.n))
 }
 
-// sortedIndex indexes the segments' IDs in the sparse form (sorted):
-// from the noted sets, or read again from the segments.
-func (s *scanner) sortedIndex(ctx context.Context, noted []SegmentIDs) error {
-	chunks := make([][]uint64, s.in.Segments.Len())
+// sortedIndex indexes the IDs of the parts in the sparse form (sorted):
+// from their notes, or read again (see indexSets).
+func (s *scanner) sortedIndex(parts int, noted []SegmentIDs, reread func(fn func(int, uint64)) error) error {
+	chunks := make([][]uint64, parts)
 	if noted != nil {
 		for i := range noted {
 			noted[i].each(func(id uint64) { chunks[i] = append(chunks[i], id) })
+			noted[i] = SegmentIDs{}
 		}
-	} else if err := s.eachSegment(ctx, func(i int, id uint64) { chunks[i] = append(chunks[i], id) }); err != nil {
+	} else if err := reread(func(i int, id uint64) { chunks[i] = append(chunks[i], id) }); err != nil {
 		return err
 	}
 	return s.index(chunks)

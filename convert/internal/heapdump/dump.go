@@ -137,6 +137,9 @@ func New(index, idSize int, agg *Agg) *Dump {
 func (h *Dump) Stream(ctx context.Context, e Env, r *hprof.Reader, rec hprof.Record, progress func()) error {
 	h.StreamSpans = append(h.StreamSpans, hprof.NewSegment(nil, rec, r.Offset(), int64(rec.Length)))
 	h.StreamIDs = append(h.StreamIDs, retained.IDRange{})
+	if h.Noted != nil {
+		defer h.Noted.flush() // a part ends with its record
+	}
 	hr := r.Heap()
 	for n := 1; ; n++ {
 		s, err := hr.Next()

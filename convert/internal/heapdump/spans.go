@@ -137,11 +137,17 @@ func refBound(s *hprof.SubRecord, idSize int, whole bool) int64 {
 // StreamedObjects are the objects of a dump's streamed records (gzip,
 // bzip2, records too big for a span), noted by the first pass when the
 // retained view is asked for, so that it reads a compressed input once
-// more, not twice: their IDs (in chunks, so no growth copies them all)
-// and the same reference bound as SpanObjects.
+// more, not twice: their IDs noted as the spans' are (a bitmap over each
+// part's range, retained.SegmentIDs, about a bit per 8 bytes of heap
+// rather than 8 bytes per object), by parts of one record and at most
+// idChunk objects, and the same reference bound as SpanObjects.
 type StreamedObjects struct {
-	IDs  [][]uint64
-	Refs int64
+	Ranges []retained.IDRange
+	Sets   []retained.SegmentIDs
+	Refs   int64
+
+	ids []uint64 // the part being noted, and its summary
+	r   retained.IDRange
 }
 
 const idChunk = 1 << 20
@@ -150,12 +156,24 @@ func (o *StreamedObjects) add(s *hprof.SubRecord, idSize int) {
 	if !s.Tag.IsObject() {
 		return
 	}
-	if n := len(o.IDs); n == 0 || len(o.IDs[n-1]) == idChunk {
-		o.IDs = append(o.IDs, make([]uint64, 0, idChunk))
+	if len(o.ids) == idChunk {
+		o.flush()
 	}
-	last := &o.IDs[len(o.IDs)-1]
-	*last = append(*last, s.ID)
+	o.ids = append(o.ids, s.ID)
+	o.r.Add(s.ID)
 	o.Refs += refBound(s, idSize, true)
+}
+
+// flush notes the part's IDs: at the end of each record and of each
+// idChunk objects of one (HotSpot writes a record's objects in address
+// order, so a part is a stretch of the heap).
+func (o *StreamedObjects) flush() {
+	if len(o.ids) == 0 {
+		return
+	}
+	o.Sets = append(o.Sets, retained.SegmentIDsIn(o.ids, o.r))
+	o.Ranges = append(o.Ranges, o.r)
+	o.ids, o.r = o.ids[:0], retained.IDRange{}
 }
 
 // AddSpan merges what a worker found in one span (its counts are merged
@@ -197,7 +215,8 @@ func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, id
 			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
 		}
 	case h.Noted != nil && len(h.AllSpans) == 0:
-		in.Noted = &retained.NotedIDs{IDs: h.Noted.IDs, Refs: h.Noted.Refs}
+		h.Noted.flush()
+		in.Noted = &retained.NotedIDs{Ranges: h.Noted.Ranges, Sets: h.Noted.Sets, Refs: h.Noted.Refs}
 	default:
 		return
 	}
