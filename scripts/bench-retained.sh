@@ -8,8 +8,8 @@
 # Usage: scripts/bench-retained.sh DIR [ROUNDS]
 #   DIR holds bench-1g.hprof, bench-1g.hprof.gz, bench-4g.hprof (any of them):
 #   ../shared/bench/make-bench-dumps.sh DIR 1g 4g; and, measured after them
-#   when there, zgc-1g.hprof and zgc-4g.hprof (IDs in stretches far apart):
-#   scripts/make-zgc-bench-dumps.sh DIR
+#   when there, zgc-1g.hprof and zgc-4g.hprof (IDs in stretches far apart)
+#   and bench-4g.hprof.gz: scripts/make-extra-bench-dumps.sh DIR
 set -euo pipefail
 dir=${1:?usage: scripts/bench-retained.sh DIR [ROUNDS]}
 rounds=${2:-3}
@@ -27,7 +27,7 @@ machine
 echo
 echo "| input | round | heap view: wall s, CPU s, max RSS MB | retained view: wall s, CPU s, max RSS MB | retained ÷ heap (wall, CPU) |"
 echo "|---|---|---|---|---|"
-for f in "$dir"/bench-1g.hprof "$dir"/bench-1g.hprof.gz "$dir"/bench-4g.hprof "$dir"/zgc-1g.hprof "$dir"/zgc-4g.hprof; do
+for f in "$dir"/bench-1g.hprof "$dir"/bench-1g.hprof.gz "$dir"/bench-4g.hprof "$dir"/zgc-1g.hprof "$dir"/zgc-4g.hprof "$dir"/bench-4g.hprof.gz; do
 	[ -f "$f" ] || continue
 	for r in $(seq "$rounds"); do
 		# Into the page cache before each run: the guest drops its page
@@ -47,7 +47,7 @@ done
 echo
 echo "| input | memory limit | retained view: wall s, CPU s | result |"
 echo "|---|---|---|---|"
-for pair in bench-1g.hprof:512M bench-4g.hprof:1G zgc-1g.hprof:512M zgc-4g.hprof:1G; do
+for pair in bench-1g.hprof:512M bench-4g.hprof:1G zgc-1g.hprof:512M zgc-4g.hprof:1G bench-4g.hprof.gz:1G; do
 	f=$dir/${pair%%:*} limit=${pair##*:}
 	[ -f "$f" ] && [ -f "$out/$(basename "$f").retained.pb.gz" ] || continue
 	cat "$f" >/dev/null # read outside the limit: its page cache is not charged to the limited run
