@@ -63,7 +63,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		in.GarbageHolds = probe.GarbageHolds
 	}
 	f, _ := d.file.(*os.File)
-	h.FeedRetained(&in, f, d.mapSpans, d.r.IDSize(), !testhooks.From(ctx).RereadIDs)
+	h.FeedRetained(&in, f, d.mapSpans, d.r.IDSize(), testhooks.From(ctx).RetainedFeed)
 	for id, c := range h.Classes {
 		name := d.sym.ClassName[id]
 		if name == "" {

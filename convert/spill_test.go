@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
@@ -127,20 +128,22 @@ func TestRetainedSpillIndex(t *testing.T) {
 	}
 }
 
-// TestRetainedIndexReread builds the ID index from IDs read again from
-// the segments (testhooks.RereadIDs) instead of those the first pass
-// noted, in memory and from files, for a dump whose IDs take the dense
-// form in two levels (jdk17-zoo-live: a small heap in a big reservation)
-// and one in one level: the view must be the same, byte for byte.
+// TestRetainedIndexReread builds the ID index from IDs read again instead
+// of those the first pass noted (testhooks.RetainedFeed): from the mapped
+// segments, and in a pass of the view's own over the input (a dump mixing
+// spans and streamed records), in memory and from files, for a dump whose
+// IDs take the dense form in two levels (jdk17-zoo-live: a small heap in a
+// big reservation), one in one level, and a gzip one (read as a stream):
+// the view must be the same, byte for byte.
 func TestRetainedIndexReread(t *testing.T) {
-	for _, name := range []string{"jdk17-zoo-live.hprof", "heap-dump.allocwork.jdk17.hprof"} {
+	for _, name := range []string{"jdk17-zoo-live.hprof", "heap-dump.allocwork.jdk17.hprof", "jdk25-zoo-live.hprof.gz"} {
 		path := filepath.Join("..", "testdata", name)
 		for _, spill := range []bool{false, true} {
 			if spill && !retained.CanSpill {
 				continue
 			}
-			convert := func(reread bool) *graph.Graph {
-				ctx := testhooks.With(context.Background(), testhooks.Hooks{RereadIDs: reread})
+			convert := func(feed heapdump.Feed) *graph.Graph {
+				ctx := testhooks.With(context.Background(), testhooks.Hooks{RetainedFeed: feed})
 				opts := Options{Views: []string{graph.ViewRetained}}
 				if spill {
 					opts.RetainedMemory, opts.SpillDir = -1, t.TempDir()
@@ -154,9 +157,11 @@ func TestRetainedIndexReread(t *testing.T) {
 				}
 				return g
 			}
-			noted, reread := convert(false), convert(true)
-			if !sameEncoding(t, noted, reread, graph.ViewRetained) {
-				t.Errorf("%s (spilled %v): the view from IDs read again differs", name, spill)
+			noted := convert(heapdump.FeedNoted)
+			for _, feed := range []heapdump.Feed{heapdump.FeedSpans, heapdump.FeedNothing} {
+				if !sameEncoding(t, noted, convert(feed), graph.ViewRetained) {
+					t.Errorf("%s (spilled %v, feed %d): the view from IDs read again differs", name, spill, feed)
+				}
 			}
 		}
 	}

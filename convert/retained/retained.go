@@ -358,7 +358,9 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 				return nil, err
 			}
 			s.phase("indexing IDs")
-			err = s.index([][]uint64{s.ids})
+			ranges, sets := s.ids.Ranges, s.ids.Sets
+			s.ids = IDNotes{} // freed as they are indexed
+			err = s.indexSets(ranges, sets, nil)
 		}
 		if err != nil {
 			return nil, err

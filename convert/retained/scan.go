@@ -56,7 +56,7 @@ type scanner struct {
 	cls     classCache  // for classOf (pass 1)
 
 	// Pass 1.
-	ids      []uint64
+	ids      IDNotes
 	maxEdges int64
 
 	// Pass 2: by dense object number.
@@ -240,6 +240,9 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 // whether the record was damaged (the rest of the input is left).
 func (s *scanner) record(ctx context.Context, pass int, r *hprof.Reader, f *filler, next *int64) (bool, error) {
 	hr := r.Heap()
+	if pass == 1 {
+		defer s.ids.Flush() // a part ends with its record
+	}
 	n := 0
 	for {
 		sub, err := hr.Next()
@@ -278,16 +281,16 @@ func (s *scanner) record(ctx context.Context, pass int, r *hprof.Reader, f *fill
 func (s *scanner) count(sub *hprof.SubRecord) {
 	switch sub.Tag {
 	case hprof.InstanceDump:
-		s.ids = append(s.ids, sub.ID)
+		s.ids.Add(sub.ID)
 		s.maxEdges += int64(len(s.classes[s.classOf(sub.ClassID)].refs)) + 1
 	case hprof.ObjArrayDump:
-		s.ids = append(s.ids, sub.ID)
+		s.ids.Add(sub.ID)
 		s.maxEdges += int64(sub.Length) + 1
 	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-		s.ids = append(s.ids, sub.ID)
+		s.ids.Add(sub.ID)
 		s.maxEdges++
 	case hprof.ClassDump:
-		s.ids = append(s.ids, sub.ID)
+		s.ids.Add(sub.ID)
 		s.maxEdges += int64(len(sub.Class.Statics)) + 1 // + the loader
 	}
 }

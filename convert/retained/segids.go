@@ -56,6 +56,41 @@ func SegmentIDsIn(ids []uint64, r IDRange) SegmentIDs {
 	return set
 }
 
+// IDNotes notes the object IDs of a dump read as a stream, by parts, as
+// they come: a part ends with its record (Flush) or after idPart IDs
+// (HotSpot writes a record's objects in address order, so a part is a
+// stretch of the heap), and is summed up (Ranges) and noted (Sets) as a
+// segment's are: about a bit per 8 bytes of heap, where a list of the
+// IDs takes 8 bytes per object.
+type IDNotes struct {
+	Ranges []IDRange
+	Sets   []SegmentIDs
+
+	ids []uint64 // the part being noted, and its summary
+	r   IDRange
+}
+
+const idPart = 1 << 20
+
+// Add notes the object ID id.
+func (n *IDNotes) Add(id uint64) {
+	if len(n.ids) == idPart {
+		n.Flush()
+	}
+	n.ids = append(n.ids, id)
+	n.r.Add(id)
+}
+
+// Flush ends the part being noted.
+func (n *IDNotes) Flush() {
+	if len(n.ids) == 0 {
+		return
+	}
+	n.Sets = append(n.Sets, SegmentIDsIn(n.ids, n.r))
+	n.Ranges = append(n.Ranges, n.r)
+	n.ids, n.r = n.ids[:0], IDRange{}
+}
+
 // each calls fn with every ID of the set.
 func (set *SegmentIDs) each(fn func(id uint64)) {
 	for _, id := range set.IDs {

@@ -210,8 +210,8 @@ func (s *scanner) eachSegment(ctx context.Context, fn func(seg int, id uint64)) 
 	return nil
 }
 
-// index indexes the object IDs of the first pass (s.ids, or the
-// caller's Input.IDs) and sizes the arrays of pass 2; the reference
+// index indexes the object IDs of chunks (the parts' IDs, when they are
+// too sparse for a bitmap) and sizes the arrays of pass 2; the reference
 // array gets room for s.maxEdges references.
 func (s *scanner) index(chunks [][]uint64) error {
 	n := 0
@@ -225,7 +225,6 @@ func (s *scanner) index(chunks [][]uint64) error {
 		return errf(ErrTooLarge, "up to %d references", s.maxEdges)
 	}
 	ix, dups := newObjectIndex(chunks)
-	s.ids = nil
 	return s.sized(ix, dups)
 }
 

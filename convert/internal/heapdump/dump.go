@@ -138,7 +138,7 @@ func (h *Dump) Stream(ctx context.Context, e Env, r *hprof.Reader, rec hprof.Rec
 	h.StreamSpans = append(h.StreamSpans, hprof.NewSegment(nil, rec, r.Offset(), int64(rec.Length)))
 	h.StreamIDs = append(h.StreamIDs, retained.IDRange{})
 	if h.Noted != nil {
-		defer h.Noted.flush() // a part ends with its record
+		defer h.Noted.IDs.Flush() // a part ends with its record
 	}
 	hr := r.Heap()
 	for n := 1; ; n++ {

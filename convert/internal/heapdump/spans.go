@@ -137,44 +137,29 @@ func refBound(s *hprof.SubRecord, idSize int, whole bool) int64 {
 // StreamedObjects are the objects of a dump's streamed records (gzip,
 // bzip2, records too big for a span), noted by the first pass when the
 // retained view is asked for, so that it reads a compressed input once
-// more, not twice: their IDs noted as the spans' are (a bitmap over each
-// part's range, retained.SegmentIDs, about a bit per 8 bytes of heap
-// rather than 8 bytes per object), by parts of one record and at most
-// idChunk objects, and the same reference bound as SpanObjects.
+// more, not twice: their IDs, noted by parts of a record as the spans'
+// are (retained.IDNotes), and the same reference bound as SpanObjects.
 type StreamedObjects struct {
-	Ranges []retained.IDRange
-	Sets   []retained.SegmentIDs
-	Refs   int64
-
-	ids []uint64 // the part being noted, and its summary
-	r   retained.IDRange
+	IDs  retained.IDNotes
+	Refs int64
 }
-
-const idChunk = 1 << 20
 
 func (o *StreamedObjects) add(s *hprof.SubRecord, idSize int) {
 	if !s.Tag.IsObject() {
 		return
 	}
-	if len(o.ids) == idChunk {
-		o.flush()
-	}
-	o.ids = append(o.ids, s.ID)
-	o.r.Add(s.ID)
+	o.IDs.Add(s.ID)
 	o.Refs += refBound(s, idSize, true)
 }
 
-// flush notes the part's IDs: at the end of each record and of each
-// idChunk objects of one (HotSpot writes a record's objects in address
-// order, so a part is a stretch of the heap).
-func (o *StreamedObjects) flush() {
-	if len(o.ids) == 0 {
-		return
-	}
-	o.Sets = append(o.Sets, retained.SegmentIDsIn(o.ids, o.r))
-	o.Ranges = append(o.Ranges, o.r)
-	o.ids, o.r = o.ids[:0], retained.IDRange{}
-}
+// Feed says what FeedRetained hands the retained view.
+type Feed int
+
+const (
+	FeedNoted   Feed = iota // all the first pass noted
+	FeedSpans               // the spans without their noted IDs: the index reads them from the spans again
+	FeedNothing             // nothing: the view reads the input twice, as for a dump mixing spans and streamed records
+)
 
 // AddSpan merges what a worker found in one span (its counts are merged
 // separately, with Agg.Merge): class layouts, thread roots, sub-record
@@ -199,12 +184,14 @@ func (h *Dump) AddSpan(e Env, res *SpanResult) error {
 // dump's objects: the spans of a plain file with their ID summaries (the
 // graph is filled from the mapped spans, the input is not read again),
 // or the IDs of the streamed records (it is read once more); nothing
-// when the dump mixed both (it is read twice more). Without noted, the
-// spans go without the IDs the first pass noted in them, which the index
-// then reads from the spans again (tests compare the two).
-func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, idSize int, noted bool) {
+// when the dump mixed both (it is read twice more). feed can hand over
+// less, for tests to compare the paths.
+func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, idSize int, feed Feed) {
 	defer func() { h.Objs, h.Noted = nil, nil }()
+	noted := feed == FeedNoted
 	switch {
+	case feed == FeedNothing:
+		return
 	case file != nil && !h.Streamed() && len(h.Objs) > 0:
 		in.Segments = &FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: mapSpans}
 		for _, o := range h.Objs {
@@ -215,8 +202,8 @@ func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, id
 			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
 		}
 	case h.Noted != nil && len(h.AllSpans) == 0:
-		h.Noted.flush()
-		in.Noted = &retained.NotedIDs{Ranges: h.Noted.Ranges, Sets: h.Noted.Sets, Refs: h.Noted.Refs}
+		h.Noted.IDs.Flush()
+		in.Noted = &retained.NotedIDs{Ranges: h.Noted.IDs.Ranges, Sets: h.Noted.IDs.Sets, Refs: h.Noted.Refs}
 	default:
 		return
 	}

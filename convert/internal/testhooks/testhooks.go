@@ -6,6 +6,7 @@ package testhooks
 import (
 	"context"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
@@ -18,10 +19,11 @@ type Hooks struct {
 	// Retained, when set, receives the retained analysis for per-object
 	// queries.
 	Retained *Retained
-	// RereadIDs hands the retained view the segments without the IDs the
-	// first pass noted, so its index reads them from the segments again
-	// (what a library caller that notes none gets).
-	RereadIDs bool
+	// RetainedFeed is what the first pass hands the retained view of
+	// what it noted (heapdump.FeedNoted: all of it), so that tests reach
+	// the paths a library caller or a dump mixing spans and streamed
+	// records takes.
+	RetainedFeed heapdump.Feed
 }
 
 // Retained asks for the retained analysis under the oracle's model
