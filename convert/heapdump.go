@@ -8,6 +8,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // Heap dump records: which dump a record belongs to, and whether its
@@ -31,7 +32,7 @@ func (d *binDecoder) newHeapDump(index int) *heapdump.Dump {
 	h := heapdump.New(index, d.r.IDSize(), d.newObjAgg())
 	d.trackHeaps(h, h.Agg)
 	if d.opts.asks(graph.ViewRetained) {
-		h.Noted = &heapdump.StreamedObjects{}
+		h.Noted = &retained.NotedIDs{}
 	}
 	return h
 }

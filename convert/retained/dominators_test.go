@@ -220,9 +220,47 @@ func TestIDIndex(t *testing.T) {
 	}
 }
 
-// TestObjectIndex checks every form of newObjectIndex against a sort:
-// packed IDs (dense form), packed IDs in stretches with wide gaps between
-// them (dense form with blocks left out), packed clusters far apart (dense
+// objectIndex is buildIndex over chunks as the parts: from their notes
+// (NewSegmentIDs), or read again when noted is false.
+func objectIndex(t *testing.T, chunks [][]uint64, noted bool) (*idIndex, int) {
+	t.Helper()
+	s, err := newScanner(Input{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.closeArena()
+	ranges := make([]IDRange, len(chunks))
+	var sets []SegmentIDs
+	for i, c := range chunks {
+		for _, id := range c {
+			ranges[i].Add(id)
+		}
+		if noted {
+			sets = append(sets, NewSegmentIDs(c))
+		}
+	}
+	reread := func(fn func(int, uint64)) error {
+		for i, c := range chunks {
+			for _, id := range c {
+				fn(i, id)
+			}
+		}
+		return nil
+	}
+	if noted {
+		reread = nil
+	}
+	x, dups, err := s.buildIndex(ranges, sets, reread)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return x, dups
+}
+
+// TestObjectIndex checks every form of buildIndex against a sort, from
+// noted IDs and from IDs read again (the same form both ways): packed IDs
+// (dense form), packed IDs in stretches with wide gaps between them
+// (dense form with blocks left out), packed clusters far apart (dense
 // form in two levels) and IDs spread over a huge range (sparse).
 func TestObjectIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
@@ -266,50 +304,57 @@ func TestObjectIndex(t *testing.T) {
 		want := slices.Clone(all)
 		slices.Sort(want)
 		want = slices.Compact(want)
-		x, dups := newObjectIndex(chunks)
-		if dups != len(all)-len(want) || x.len() != len(want) {
-			t.Fatalf("iter %d: %d duplicates, %d IDs; want %d, %d", iter, dups, x.len(), len(all)-len(want), len(want))
+		reread, rdups := objectIndex(t, chunks, false)
+		x, dups := objectIndex(t, chunks, true)
+		if (reread.dir != nil) != (x.dir != nil) || (reread.top != nil) != (x.top != nil) || rdups != dups {
+			t.Fatalf("iter %d: IDs read again indexed in another form than noted ones", iter)
 		}
-		if !spread && !clustered && n > 100 && x.dir == nil {
-			t.Fatalf("iter %d: packed IDs not in the dense form", iter)
-		}
+		// The forms are the same both ways: counted once.
 		if gappy && x.dir != nil && len(x.words)/8 < len(x.dir)/2 {
 			gaps++
 		}
 		if clustered && x.top != nil {
 			twos++
 		}
-		if spread && x.dir != nil {
-			t.Fatalf("iter %d: IDs spread over a huge range in a dense form", iter)
-		}
-		for i, id := range want {
-			if got, ok := x.lookup(id); !ok || int(got) != i {
-				t.Fatalf("iter %d: lookup(0x%x) = %d %v, want %d", iter, id, got, ok, i)
+		for _, x := range []*idIndex{x, reread} {
+			if dups != len(all)-len(want) || x.len() != len(want) {
+				t.Fatalf("iter %d: %d duplicates, %d IDs; want %d, %d", iter, dups, x.len(), len(all)-len(want), len(want))
 			}
-			if back := x.id(uint32(i)); back != id {
-				t.Fatalf("iter %d: id(%d) = 0x%x, want 0x%x", iter, i, back, id)
+			if !spread && !clustered && n > 100 && x.dir == nil {
+				t.Fatalf("iter %d: packed IDs not in the dense form", iter)
 			}
-			for _, miss := range []uint64{id + 1, id + 8, id - 8, id + 1<<20} {
-				if _, ok := x.lookup(miss); ok && !slices.Contains(want, miss) {
-					t.Fatalf("iter %d: lookup(0x%x) found a missing ID", iter, miss)
+			if spread && x.dir != nil {
+				t.Fatalf("iter %d: IDs spread over a huge range in a dense form", iter)
+			}
+			for i, id := range want {
+				if got, ok := x.lookup(id); !ok || int(got) != i {
+					t.Fatalf("iter %d: lookup(0x%x) = %d %v, want %d", iter, id, got, ok, i)
+				}
+				if back := x.id(uint32(i)); back != id {
+					t.Fatalf("iter %d: id(%d) = 0x%x, want 0x%x", iter, i, back, id)
+				}
+				for _, miss := range []uint64{id + 1, id + 8, id - 8, id + 1<<20} {
+					if _, ok := x.lookup(miss); ok && !slices.Contains(want, miss) {
+						t.Fatalf("iter %d: lookup(0x%x) found a missing ID", iter, miss)
+					}
 				}
 			}
-		}
-		for _, miss := range []uint64{0, ^uint64(0)} {
-			if _, ok := x.lookup(miss); ok && !slices.Contains(want, miss) {
-				t.Fatalf("iter %d: found 0x%x", iter, miss)
+			for _, miss := range []uint64{0, ^uint64(0)} {
+				if _, ok := x.lookup(miss); ok && !slices.Contains(want, miss) {
+					t.Fatalf("iter %d: found 0x%x", iter, miss)
+				}
 			}
-		}
-		// lookupNext answers as lookup does, for the IDs in dump order
-		// (mostly ascending, some out of order and repeated) with
-		// misses between them.
-		var c idCursor
-		for _, id := range all {
-			for _, q := range []uint64{id, id + 8, id + 1, id} {
-				got, ok := x.lookupNext(q, &c)
-				want, wok := x.lookup(q)
-				if got != want || ok != wok {
-					t.Fatalf("iter %d: lookupNext(0x%x) = %d %v, lookup %d %v", iter, q, got, ok, want, wok)
+			// lookupNext answers as lookup does, for the IDs in dump order
+			// (mostly ascending, some out of order and repeated) with
+			// misses between them.
+			var c idCursor
+			for _, id := range all {
+				for _, q := range []uint64{id, id + 8, id + 1, id} {
+					got, ok := x.lookupNext(q, &c)
+					want, wok := x.lookup(q)
+					if got != want || ok != wok {
+						t.Fatalf("iter %d: lookupNext(0x%x) = %d %v, lookup %d %v", iter, q, got, ok, want, wok)
+					}
 				}
 			}
 		}

@@ -47,9 +47,6 @@ const noBlock = 1<<32 - 1
 // 512-bit blocks, as newDense takes it.
 func denseWords(span uint64) int { return int((span/64 + 1 + 7) &^ 7) }
 
-// denseBitmap returns a zeroed bitmap for positions 0..span.
-func denseBitmap(span uint64) []uint64 { return make([]uint64, denseWords(span)) }
-
 // newDense makes the dense form from a bitmap of whole blocks (bit p:
 // ID lo + p<<shift), keeping only the blocks with an ID; its directory
 // comes from a (nil: the heap). The kept blocks are moved down in flat
@@ -114,75 +111,6 @@ func anySet(ws []uint64) bool {
 // object (16 bytes per object of bits and ranks), else the sparse form.
 const denseBitsPerObject = 128
 
-// newObjectIndex indexes the IDs of chunks (in any order, duplicates
-// allowed), in the dense form when the IDs are packed enough. It keeps
-// the chunks unchanged in the dense form; the sparse form sorts a copy.
-// It returns the index and the number of duplicate IDs.
-func newObjectIndex(chunks [][]uint64) (*idIndex, int) {
-	n, lo, shift, span := idShape(chunks)
-	if n == 0 {
-		return newIDIndex(nil)
-	}
-	// One level, two (stretch.go) or the sorted IDs, as indexSegments
-	// chooses.
-	last := span
-	var top, kept []uint32
-	if span/denseBitsPerObject >= uint64(n) {
-		if marks := newStretchMarks(span, n); marks != nil {
-			for _, c := range chunks {
-				for _, id := range c {
-					marks.mark((id - lo) >> shift)
-				}
-			}
-			top, kept, last = marks.table(span)
-		}
-		if !twoLevel(kept, n) {
-			all := make([]uint64, 0, n)
-			for _, c := range chunks {
-				all = append(all, c...)
-			}
-			return newIDIndex(all)
-		}
-	}
-	flat := denseBitmap(last)
-	for _, c := range chunks {
-		for _, id := range c {
-			p := stretchPos(top, (id-lo)>>shift)
-			flat[p>>6] |= 1 << (p & 63)
-		}
-	}
-	x := newDense(nil, flat, lo, shift)
-	x.top, x.kept = top, kept
-	return x, n - int(x.n)
-}
-
-// idShape sums up the IDs of chunks for a bitmap over them: how many
-// there are, the smallest, the step all of them share (1<<shift, their
-// common alignment relative to the smallest) and the largest position
-// (IDs are lo + p<<shift, p <= span).
-func idShape(chunks [][]uint64) (n int, lo uint64, shift uint, span uint64) {
-	lo, hi := ^uint64(0), uint64(0)
-	for _, c := range chunks {
-		n += len(c)
-		for _, id := range c {
-			lo, hi = min(lo, id), max(hi, id)
-		}
-	}
-	if n == 0 {
-		return 0, 0, 0, 0
-	}
-	var or uint64
-	for _, c := range chunks {
-		for _, id := range c {
-			or |= id - lo
-		}
-	}
-	if or != 0 {
-		shift = uint(bits.TrailingZeros64(or))
-	}
-	return n, lo, shift, (hi - lo) >> shift
-}
-
 // len is the number of distinct IDs.
 func (x *idIndex) len() int {
 	if x.dir != nil {
@@ -238,7 +166,7 @@ func (x *idIndex) lookup(id uint64) (uint32, bool) {
 		}
 		if x.top != nil {
 			var ok bool
-			if p, ok = x.inStretch(p); !ok {
+			if p, ok = keptPos(x.top, p); !ok {
 				return 0, false
 			}
 		}
@@ -275,16 +203,6 @@ func (x *idIndex) lookup(id uint64) (uint32, bool) {
 		}
 	}
 	return 0, false
-}
-
-// inStretch is position p of the whole range in the two-level form's
-// bitmap (stretch.go), if a kept stretch holds it.
-func (x *idIndex) inStretch(p uint64) (uint64, bool) {
-	s := p >> superShift
-	if s >= uint64(len(x.top)) || x.top[s] == noSuper {
-		return 0, false
-	}
-	return uint64(x.top[s])<<superShift | p&superMask, true
 }
 
 // idCursor is where the last lookupNext found its ID (dense form).

@@ -157,13 +157,12 @@ func (r *IDRange) Add(id uint64) {
 }
 
 // NotedIDs are the object IDs of a dump read as a stream, noted by parts
-// (a record or a stretch of one, any order) as Input.SegmentObjects and
-// SegmentIDs note a segment's, and a bound on their references (as
-// Input.SegmentRefs counts them).
+// (IDNotes: a record or a stretch of one, any order) as
+// Input.SegmentObjects and SegmentIDs note a segment's, and a bound on
+// their references (as Input.SegmentRefs counts them).
 type NotedIDs struct {
-	Ranges []IDRange
-	Sets   []SegmentIDs
-	Refs   int64
+	IDs  IDNotes
+	Refs int64
 }
 
 // Segments are heap dump records held in memory.
@@ -341,28 +340,24 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 			return nil, err
 		}
 	} else {
-		var err error
+		var ids IDNotes
 		if noted := in.Noted; noted != nil {
-			if len(noted.Ranges) != len(noted.Sets) {
+			if len(noted.IDs.Ranges) != len(noted.IDs.Sets) {
 				return nil, errors.New("retained: noted ID ranges and sets differ in number")
 			}
 			s.idSize, s.maxEdges = in.IDSize, noted.Refs
 			s.setLayouts()
-			s.phase("indexing IDs")
-			ranges, sets := noted.Ranges, noted.Sets
-			noted.Ranges, noted.Sets = nil, nil // freed as they are indexed
-			err = s.indexSets(ranges, sets, nil)
+			ids, noted.IDs = noted.IDs, IDNotes{}
 		} else {
 			s.phase("reading IDs")
 			if err := s.pass(ctx, 1); err != nil {
 				return nil, err
 			}
-			s.phase("indexing IDs")
-			ranges, sets := s.ids.Ranges, s.ids.Sets
-			s.ids = IDNotes{} // freed as they are indexed
-			err = s.indexSets(ranges, sets, nil)
+			ids, s.ids = s.ids, IDNotes{}
 		}
-		if err != nil {
+		s.phase("indexing IDs")
+		// The notes are freed as they are indexed.
+		if err := s.indexSets(ids.Ranges, ids.Sets, nil); err != nil {
 			return nil, err
 		}
 		s.phase("filling the graph")

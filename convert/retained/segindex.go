@@ -2,7 +2,6 @@ package retained
 
 import (
 	"context"
-	"math"
 	"math/bits"
 	"runtime"
 	"sync"
@@ -16,8 +15,8 @@ import (
 // enough to shape the dense index, and noted them (Input.SegmentIDs);
 // without those notes the IDs are read again from the segments by
 // several workers, each setting its objects' bits. So no ID list (8
-// bytes per object) is held. IDs too sparse for the dense form are
-// collected per segment and sorted, as newObjectIndex does.
+// bytes per object) is held, but for IDs too sparse for the dense form,
+// which are collected and sorted.
 func (s *scanner) indexSegments(ctx context.Context) error {
 	noted := s.in.SegmentIDs
 	var reread func(fn func(seg int, id uint64)) error
@@ -28,12 +27,23 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 	return s.indexSets(s.in.SegmentObjects, noted, reread)
 }
 
-// indexSets builds the ID index from parts of the dump's objects (the
+// indexSets builds the ID index (buildIndex) and sizes the arrays of
+// pass 2 for its objects.
+func (s *scanner) indexSets(ranges []IDRange, noted []SegmentIDs, reread func(fn func(part int, id uint64)) error) error {
+	x, dups, err := s.buildIndex(ranges, noted, reread)
+	if err != nil {
+		return err
+	}
+	return s.sized(x, dups)
+}
+
+// buildIndex builds the ID index from parts of the dump's objects (the
 // segments, or the parts of a stream: Input.Noted), each summed up in
 // ranges, from their notes, or when there are none (nil) from reread,
-// which calls its function with each object's part and ID. The notes are
-// freed as they are indexed.
-func (s *scanner) indexSets(ranges []IDRange, noted []SegmentIDs, reread func(fn func(part int, id uint64)) error) error {
+// which calls its function with each object's part and ID, several parts
+// at a time. The notes are freed as they are indexed. It returns the
+// index and the number of duplicate IDs.
+func (s *scanner) buildIndex(ranges []IDRange, noted []SegmentIDs, reread func(fn func(part int, id uint64)) error) (*idIndex, int, error) {
 	n := 0
 	lo, hi := ^uint64(0), uint64(0)
 	var first, diff uint64
@@ -49,14 +59,14 @@ func (s *scanner) indexSets(ranges []IDRange, noted []SegmentIDs, reread func(fn
 		diff |= r.Diff | (r.First ^ first)
 	}
 	if uint64(n) >= uint64(classObjFlag) {
-		return errf(ErrTooLarge, "%d objects", n)
+		return nil, 0, errf(ErrTooLarge, "%d objects", n)
 	}
 	if s.maxEdges >= 1<<32-1 {
-		return errf(ErrTooLarge, "up to %d references", s.maxEdges)
+		return nil, 0, errf(ErrTooLarge, "up to %d references", s.maxEdges)
 	}
 	if n == 0 {
-		ix, dups := newIDIndex(nil)
-		return s.sized(ix, dups)
+		x, dups := newIDIndex(nil)
+		return x, dups, nil
 	}
 	shift := uint(0)
 	if diff != 0 {
@@ -83,13 +93,13 @@ func (s *scanner) indexSets(ranges []IDRange, noted []SegmentIDs, reread func(fn
 					}
 				})
 				if err != nil {
-					return err
+					return nil, 0, err
 				}
 			}
 			top, kept, last = marks.table(span)
 		}
 		if !twoLevel(kept, n) {
-			return s.sortedIndex(len(ranges), noted, reread)
+			return sortedIndex(len(ranges), n, noted, reread)
 		}
 	}
 	// Over the budget the index comes from files like the graph
@@ -106,34 +116,45 @@ func (s *scanner) indexSets(ranges []IDRange, noted []SegmentIDs, reread func(fn
 	} else {
 		err := reread(func(_ int, id uint64) {
 			p := (id - lo) >> shift
-			if id < lo || p > span || top != nil && top[p>>superShift] == noSuper {
+			if id < lo || p > span {
 				return // as above
 			}
-			p = stretchPos(top, p)
+			p, ok := keptPos(top, p)
+			if !ok {
+				return
+			}
 			atomic.OrUint64(&flat[p>>6], 1<<(p&63))
 		})
 		if err != nil {
-			return err
+			return nil, 0, err
 		}
 	}
 	x := newDense(ia, flat, lo, shift) // flat becomes x.words
 	x.top, x.kept = top, kept
-	return s.sized(x, n-int(x.n))
+	return x, n - int(x.n), nil
 }
 
-// sortedIndex indexes the IDs of the parts in the sparse form (sorted):
-// from their notes, or read again (see indexSets).
-func (s *scanner) sortedIndex(parts int, noted []SegmentIDs, reread func(fn func(int, uint64)) error) error {
-	chunks := make([][]uint64, parts)
+// sortedIndex indexes the n IDs of the parts in the sparse form (sorted):
+// from their notes, or read again (see buildIndex), a part's IDs apart
+// while several parts are read at once.
+func sortedIndex(parts, n int, noted []SegmentIDs, reread func(fn func(int, uint64)) error) (*idIndex, int, error) {
+	all := make([]uint64, 0, n)
 	if noted != nil {
 		for i := range noted {
-			noted[i].each(func(id uint64) { chunks[i] = append(chunks[i], id) })
+			noted[i].each(func(id uint64) { all = append(all, id) })
 			noted[i] = SegmentIDs{}
 		}
-	} else if err := reread(func(i int, id uint64) { chunks[i] = append(chunks[i], id) }); err != nil {
-		return err
+	} else {
+		chunks := make([][]uint64, parts)
+		if err := reread(func(i int, id uint64) { chunks[i] = append(chunks[i], id) }); err != nil {
+			return nil, 0, err
+		}
+		for _, c := range chunks {
+			all = append(all, c...)
+		}
 	}
-	return s.index(chunks)
+	x, dups := newIDIndex(all)
+	return x, dups, nil
 }
 
 // indexArena is where the dense ID index's arrays come from: the
@@ -208,24 +229,6 @@ func (s *scanner) eachSegment(ctx context.Context, fn func(seg int, id uint64)) 
 		}
 	}
 	return nil
-}
-
-// index indexes the object IDs of chunks (the parts' IDs, when they are
-// too sparse for a bitmap) and sizes the arrays of pass 2; the reference
-// array gets room for s.maxEdges references.
-func (s *scanner) index(chunks [][]uint64) error {
-	n := 0
-	for _, c := range chunks {
-		n += len(c)
-	}
-	if uint64(n) >= uint64(classObjFlag) {
-		return errf(ErrTooLarge, "%d objects", n)
-	}
-	if s.maxEdges >= math.MaxUint32 {
-		return errf(ErrTooLarge, "up to %d references", s.maxEdges)
-	}
-	ix, dups := newObjectIndex(chunks)
-	return s.sized(ix, dups)
 }
 
 // sized takes the ID index and sizes the arrays of pass 2.

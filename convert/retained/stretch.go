@@ -89,8 +89,20 @@ func twoLevel(kept []uint32, n int) bool {
 	return len(kept) > 0 && (uint64(len(kept))<<superShift)/denseBitsPerObject < uint64(n)
 }
 
-// stretchPos is position p (in a kept stretch) in the two-level bitmap;
-// p itself without a table (one level).
+// keptPos is position p of the whole range in the two-level bitmap, if a
+// kept stretch holds it; p itself without a table (one level).
+func keptPos(top []uint32, p uint64) (uint64, bool) {
+	if top == nil {
+		return p, true
+	}
+	s := p >> superShift
+	if s >= uint64(len(top)) || top[s] == noSuper {
+		return 0, false
+	}
+	return uint64(top[s])<<superShift | p&superMask, true
+}
+
+// stretchPos is keptPos for a position known to be in a kept stretch.
 func stretchPos(top []uint32, p uint64) uint64 {
 	if top == nil {
 		return p

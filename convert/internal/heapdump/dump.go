@@ -80,7 +80,7 @@ type Dump struct {
 	Objs []SpanObjects
 	// Noted, when set (the retained view is asked for), collects the
 	// objects of the streamed records.
-	Noted *StreamedObjects
+	Noted *retained.NotedIDs
 
 	// Reference size evidence from static fields (heapsize.RefSize).
 	OopGuess  int
@@ -173,7 +173,7 @@ func (h *Dump) Sub(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
 		h.StreamIDs[len(h.StreamIDs)-1].Add(s.ID)
 	}
 	if h.Noted != nil {
-		h.Noted.add(s, h.IDSize)
+		noteStreamed(h.Noted, s, h.IDSize)
 	}
 	switch s.Tag {
 	case hprof.InstanceDump:

@@ -134,17 +134,12 @@ func refBound(s *hprof.SubRecord, idSize int, whole bool) int64 {
 	return 0
 }
 
-// StreamedObjects are the objects of a dump's streamed records (gzip,
-// bzip2, records too big for a span), noted by the first pass when the
-// retained view is asked for, so that it reads a compressed input once
-// more, not twice: their IDs, noted by parts of a record as the spans'
-// are (retained.IDNotes), and the same reference bound as SpanObjects.
-type StreamedObjects struct {
-	IDs  retained.IDNotes
-	Refs int64
-}
-
-func (o *StreamedObjects) add(s *hprof.SubRecord, idSize int) {
+// noteStreamed notes an object of a dump's streamed records (gzip,
+// bzip2, records too big for a span) in o, when the retained view is
+// asked for, so that it reads a compressed input once more, not twice:
+// its ID, noted by parts of a record as the spans' are (retained.IDNotes),
+// and the same reference bound as SpanObjects.
+func noteStreamed(o *retained.NotedIDs, s *hprof.SubRecord, idSize int) {
 	if !s.Tag.IsObject() {
 		return
 	}
@@ -203,7 +198,7 @@ func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, id
 		}
 	case h.Noted != nil && len(h.AllSpans) == 0:
 		h.Noted.IDs.Flush()
-		in.Noted = &retained.NotedIDs{Ranges: h.Noted.IDs.Ranges, Sets: h.Noted.IDs.Sets, Refs: h.Noted.Refs}
+		in.Noted = h.Noted
 	default:
 		return
 	}
