@@ -179,6 +179,20 @@ func dominatorsBruteForce(t *testing.T, rng *rand.Rand, iters, maxN, hot int) {
 	}
 }
 
+// checkRanks requires index x to number the IDs of want (sorted,
+// distinct) by their rank, and to give each number's ID back.
+func checkRanks(t *testing.T, iter int, x *idIndex, want []uint64) {
+	t.Helper()
+	for i, id := range want {
+		if got, ok := x.lookup(id); !ok || int(got) != i {
+			t.Fatalf("iter %d: lookup(0x%x) = %d %v, want %d", iter, id, got, ok, i)
+		}
+		if back := x.id(uint32(i)); back != id {
+			t.Fatalf("iter %d: id(%d) = 0x%x, want 0x%x", iter, i, back, id)
+		}
+	}
+}
+
 func TestIDIndex(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for iter := 0; iter < 200; iter++ {
@@ -203,13 +217,8 @@ func TestIDIndex(t *testing.T) {
 		if !slices.Equal(x.ids, want) {
 			t.Fatalf("iter %d: sorted IDs differ", iter)
 		}
-		for i, id := range want {
-			if got, ok := x.lookup(id); !ok || int(got) != i {
-				t.Fatalf("iter %d: lookup(0x%x) = %d %v, want %d", iter, id, got, ok, i)
-			}
-			if back := x.id(uint32(i)); back != id {
-				t.Fatalf("iter %d: id(%d) = 0x%x, want 0x%x", iter, i, back, id)
-			}
+		checkRanks(t, iter, x, want)
+		for _, id := range want {
 			if _, ok := x.lookup(id + 1); ok && !slices.Contains(want, id+1) {
 				t.Fatalf("iter %d: lookup(0x%x) found a missing ID", iter, id+1)
 			}
@@ -326,13 +335,8 @@ func TestObjectIndex(t *testing.T) {
 			if spread && x.dir != nil {
 				t.Fatalf("iter %d: IDs spread over a huge range in a dense form", iter)
 			}
-			for i, id := range want {
-				if got, ok := x.lookup(id); !ok || int(got) != i {
-					t.Fatalf("iter %d: lookup(0x%x) = %d %v, want %d", iter, id, got, ok, i)
-				}
-				if back := x.id(uint32(i)); back != id {
-					t.Fatalf("iter %d: id(%d) = 0x%x, want 0x%x", iter, i, back, id)
-				}
+			checkRanks(t, iter, x, want)
+			for _, id := range want {
 				for _, miss := range []uint64{id + 1, id + 8, id - 8, id + 1<<20} {
 					if _, ok := x.lookup(miss); ok && !slices.Contains(want, miss) {
 						t.Fatalf("iter %d: lookup(0x%x) found a missing ID", iter, miss)
