@@ -14,6 +14,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+	"github.com/hprof2pprof/hprof2pprof/internal/sysmem"
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
 
@@ -41,7 +42,7 @@ func cgroupChild(arg string) int {
 	// runs in, so spilling is forced here (budget -1) or a budget below
 	// the graph is given (the limit then decides what stays in memory);
 	// the limit the view would take its budget from is reported.
-	fmt.Fprintf(os.Stderr, "cgroup limit %d\n", retained.CgroupMemoryLimit())
+	fmt.Fprintf(os.Stderr, "cgroup limit %d\n", sysmem.CgroupLimit())
 	g, err := ConvertFile(context.Background(), a[0], Options{Views: []string{graph.ViewRetained}, SpillDir: a[2], RetainedMemory: budget})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

@@ -2,6 +2,7 @@ package retained
 
 import (
 	"context"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/bits"
 	"runtime"
 	"runtime/debug"
@@ -39,15 +40,15 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	}
 	s.phase("depth-first numbering")
 	parent, log, pre := s.number(allowed)
-	free(s.a, allowed)
+	mem.Free(s.a, allowed)
 	allowed = nil
 	// The forward graph is done with: the arrays to come take its pages
 	// while the kernel still has them at hand (see allocSmall). Each
 	// array from here on that is written whole before it is read takes
 	// the memory of one the analysis is done with instead (reuse), which
 	// spares even that.
-	free(s.a, s.g.deg)
-	free(s.a, s.g.edges)
+	mem.Free(s.a, s.g.deg)
+	mem.Free(s.a, s.g.edges)
 	s.g = csr{}
 	s.collect()
 	if err := ctx.Err(); err != nil {
@@ -83,20 +84,20 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// 0.09–0.82 s, from one run to another).
 	// The compression forest is used at random: memory even when the
 	// rest spills, while it fits (reuseHot).
-	forest := reuseHot[uint64](s.a, []uint64(log), m)
+	forest := mem.ReuseHot[uint64](s.a, []uint64(log), m)
 	log = nil
 	// The class paths' run lengths (see paths) are written before they
 	// are read.
 	var run []uint32
 	if s.in.KeepIDs {
-		run = alloc[uint32](s.a, m, m)
+		run = mem.Alloc[uint32](s.a, m, m)
 	} else {
-		run = reuse[uint32](s.a, pre, m)
+		run = mem.Reuse[uint32](s.a, pre, m)
 		pre = nil
 	}
 	idom := dominators(forest, parent, off, preds)
 	idomMem := off // idom is off[1:]
-	free(s.a, preds)
+	mem.Free(s.a, preds)
 	spare := parent
 	parent, off, preds = nil, nil, nil
 	s.collect()
@@ -110,20 +111,20 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// sum them up the tree: both at once. The paths also say which
 	// objects no object of their class dominates (top), for the totals
 	// by class.
-	top := allocZeroed[uint64](s.a, m/64+1)
+	top := mem.AllocZeroed[uint64](s.a, m/64+1)
 	var wg sync.WaitGroup
 	// The totals by class follow the paths on this core, as far as the
 	// paths have marked (marked: a multiple of 64, so no word of top the
 	// paths still write is read).
 	marked := markedChan(m)
-	at := reuse[int32](s.a, spare, m) // path node by DFS number: paths writes it, byClassTop reads it
+	at := mem.Reuse[int32](s.a, spare, m) // path node by DFS number: paths writes it, byClassTop reads it
 	wg.Go(func() {
 		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, run, marked)
 	})
 	// Added to at random (see allocHot). In memory, the retained sizes
 	// take the forest's pages, written whole below: 8 bytes per object
 	// the kernel need not fault in and zero again (bench-4g: 600 MB).
-	ret := reuseHot[int64](s.a, forest, m)
+	ret := mem.ReuseHot[int64](s.a, forest, m)
 	forest = nil
 	ret[0] = 0
 	for a := 1; a < m; a++ {
@@ -137,19 +138,19 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	res.ByClass, held = s.byClassTop(idom, &d.obj, top, at, ret, marked)
 	wg.Wait()
 	held.addTo(res.Paths)
-	free(s.a, top)
-	free(s.a, at)
-	free(s.a, run)
+	mem.Free(s.a, top)
+	mem.Free(s.a, at)
+	mem.Free(s.a, run)
 	if res.ByClass == nil {
 		// Classes by DFS number, for the walk of the dominator tree.
-		cls := alloc[uint32](s.a, m, m)
+		cls := mem.Alloc[uint32](s.a, m, m)
 		for a := 1; a < m; a++ {
 			cls[a] = d.obj.class(uint32(a))
 		}
 		res.ByClass = s.byClass(idom, cls, ret)
-		free(s.a, cls)
+		mem.Free(s.a, cls)
 	}
-	free(s.a, d.obj.w)
+	mem.Free(s.a, d.obj.w)
 	d.obj.w = nil
 	if s.in.KeepIDs {
 		res.ids = s.ix
@@ -162,8 +163,8 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		}
 		res.keepDominators(pre, idom)
 	}
-	free(s.a, ret)
-	free(s.a, idomMem)
+	mem.Free(s.a, ret)
+	mem.Free(s.a, idomMem)
 	s.ix = nil
 	return res, nil
 }
@@ -188,12 +189,12 @@ func (s *scanner) number(allowed bitset) ([]uint32, edgeLog, []uint32) {
 	// pages (allocSmall), which a VM's kernel takes from blocks it has
 	// not handed back to the host. The log, whose memory becomes the
 	// compression forest (used at random), stays in huge pages.
-	parent := allocSmall[uint32](s.a, 1, n+1)
+	parent := mem.AllocSmall[uint32](s.a, 1, n+1)
 	// The log's bound: each reference once (from a reached object, or
 	// with GarbageHolds from an unreached one), and an edge from the
 	// virtual root to each root (class roots: at most one per class).
-	log := edgeLog(alloc[uint64](s.a, 0, len(s.g.edges)+len(s.roots)+len(s.classes)))
-	warm := s.a.warmAhead(parent, asWords(log))
+	log := edgeLog(mem.Alloc[uint64](s.a, 0, len(s.g.edges)+len(s.roots)+len(s.classes)))
+	warm := s.a.WarmAhead(parent, mem.AsWords(log))
 	// The first round notes its classes after it, in one pass in object
 	// order: noting them as the walk reaches each object cost a cache
 	// miss per object (its word), a fifth of the walk's time.
@@ -209,7 +210,7 @@ func (s *scanner) number(allowed bitset) ([]uint32, edgeLog, []uint32) {
 		parent, log = dfs(s.a, extra, &s.g, numbered, allowed, parent, log, &s.obj, used, warm)
 		s.roots = append(s.roots, extra...)
 	}
-	warm.finish()
+	warm.Finish()
 	pre := s.g.start // numbers where numbered is set
 	for _, r := range s.roots {
 		log = log.add(0, pre[r]) // every root is numbered
@@ -239,7 +240,7 @@ func (s *scanner) number(allowed bitset) ([]uint32, edgeLog, []uint32) {
 			w |= w + 1 // the lowest zero bit set
 		}
 	}
-	free(s.a, numbered)
+	mem.Free(s.a, numbered)
 	s.g.start = nil
 	return parent, log, pre
 }
@@ -278,7 +279,7 @@ const byDFSPart = 1 << 16
 // instead of 0.62 s, three runs each).
 func (s *scanner) byDFS(pre []uint32, m int) *wordMove {
 	b := &wordMove{s: s, pre: pre, d: &dfsOrder{
-		obj:      objWords{w: alloc[uint32](s.a, m, m), wide: map[uint32]wideObj{}},
+		obj:      objWords{w: mem.Alloc[uint32](s.a, m, m), wide: map[uint32]wideObj{}},
 		rootKind: make(map[uint32]hprof.SubTag, len(s.rootKind)),
 	}}
 	b.d.obj.w[0] = 0 // the virtual root; every other number is written by work
@@ -336,7 +337,7 @@ func (b *wordMove) finish() *dfsOrder {
 	st.UnreachableBytes += b.unreach
 	st.Reachable = m - 1
 	st.Unreachable = len(b.pre) - (m - 1)
-	free(s.a, s.obj.w)
+	mem.Free(s.a, s.obj.w)
 	s.obj, s.rootKind = objWords{}, nil
 	return d
 }

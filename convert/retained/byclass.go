@@ -1,5 +1,9 @@
 package retained
 
+import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
+)
+
 // The totals by class: the retained sizes of each class's objects that
 // no object of the same class dominates (Result.ByClass), from the marks
 // the class paths set, or from a walk of the dominator tree.
@@ -113,16 +117,16 @@ func (s *scanner) byClass(idom, cls []uint32, ret []int64) map[uint64]int64 {
 	m := len(idom)
 	// Dominator tree children, then a depth-first walk keeping a count
 	// of the open objects of each class.
-	first := alloc[uint32](s.a, m+1, m+1)
-	defer free(s.a, first)
+	first := mem.Alloc[uint32](s.a, m+1, m+1)
+	defer mem.Free(s.a, first)
 	for a := 1; a < m; a++ {
 		first[idom[a]]++
 	}
 	for a := 1; a <= m; a++ {
 		first[a] += first[a-1] // the end of a's children, for now
 	}
-	kids := alloc[uint32](s.a, m, m)
-	defer free(s.a, kids)
+	kids := mem.Alloc[uint32](s.a, m, m)
+	defer mem.Free(s.a, kids)
 	// Filled from the end, first[d] counts down to where d's children
 	// start, which is where d-1's end.
 	for a := m - 1; a >= 1; a-- {

@@ -1,6 +1,7 @@
 package retained
 
 import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"runtime"
 	"sync/atomic"
 )
@@ -19,11 +20,11 @@ import (
 // is set, dfs notes there the class of every object it reaches (from
 // obj). warm, when set, is told now and then how far parent and the log
 // are written.
-func dfs(a *arena, roots []uint32, g *csr, numbered, allowed bitset, parent []uint32, log edgeLog, obj *objWords, used []bool, warm *warmer) ([]uint32, edgeLog) {
+func dfs(a *mem.Arena, roots []uint32, g *csr, numbered, allowed bitset, parent []uint32, log edgeLog, obj *objWords, used []bool, warm *mem.Warmer) ([]uint32, edgeLog) {
 	n := len(g.start)
 	if parent == nil {
 		// Capacity for every object; pages never reached are never touched.
-		parent = alloc[uint32](a, 1, n+1)
+		parent = mem.Alloc[uint32](a, 1, n+1)
 	}
 	type frame struct{ a, k, end uint32 }
 	var stack []frame
@@ -39,8 +40,8 @@ func dfs(a *arena, roots []uint32, g *csr, numbered, allowed bitset, parent []ui
 		for {
 			a := uint32(len(parent))
 			if a&0xffff == 0 {
-				warm.wrote(0, len(parent))
-				warm.wrote(1, 2*len(log))
+				warm.Wrote(0, len(parent))
+				warm.Wrote(1, 2*len(log))
 			}
 			start, end := starts[v], g.end(v)
 			starts[v] = a
@@ -98,8 +99,8 @@ func (l edgeLog) add(src, dst uint32) edgeLog {
 // preds[off[a]:off[a+1]], in no particular order. Both arrays are in
 // small pages, to take those of the references just freed (allocSmall):
 // the dominators read them in order.
-func predecessors(a *arena, m int, log edgeLog) (off, preds []uint32) {
-	off = allocSmall[uint32](a, m+1, m+1)
+func predecessors(a *mem.Arena, m int, log edgeLog) (off, preds []uint32) {
+	off = mem.AllocSmall[uint32](a, m+1, m+1)
 	for _, e := range log {
 		off[e>>32]++
 	}
@@ -110,7 +111,7 @@ func predecessors(a *arena, m int, log edgeLog) (off, preds []uint32) {
 		off[a] = sum
 	}
 	off[m] = sum
-	preds = allocSmall[uint32](a, int(sum), int(sum))
+	preds = mem.AllocSmall[uint32](a, int(sum), int(sum))
 	for _, e := range log {
 		b := e >> 32
 		off[b]--
@@ -149,7 +150,7 @@ func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 	// two cores, half each (semiEval.shared).
 	// The helper starts with the first such number.
 	var helper *semiHelper
-	share := canStoreShared && runtime.GOMAXPROCS(0) > 1
+	share := mem.CanStoreShared && runtime.GOMAXPROCS(0) > 1
 	defer func() { // on a panic
 		if helper != nil {
 			helper.stop()
@@ -237,7 +238,7 @@ func (e *semiEval) semi(ps []uint32, w, s uint32) uint32 {
 	// was slower: a compression path's deeper steps miss anyway, and
 	// thousands of prefetches at once only wait for one another.
 	if len(ps) > touchBatch {
-		prefetchWords(&forest[0], ps[touchBatch:min(len(ps), 3*touchBatch)], w)
+		mem.PrefetchWords(&forest[0], ps[touchBatch:min(len(ps), 3*touchBatch)], w)
 	}
 	// A semidominator of 0 (the virtual root) is the least there is:
 	// the predecessors left can only tie it.
@@ -245,10 +246,10 @@ func (e *semiEval) semi(ps []uint32, w, s uint32) uint32 {
 		batch := ps[:min(len(ps), touchBatch)]
 		ps = ps[len(batch):]
 		if len(ps) > 2*touchBatch {
-			prefetchWords(&forest[0], ps[2*touchBatch:min(len(ps), 3*touchBatch)], w)
+			mem.PrefetchWords(&forest[0], ps[2*touchBatch:min(len(ps), 3*touchBatch)], w)
 		}
 		if len(ps) > 0 {
-			prefetchLinks(&forest[0], ps[:min(len(ps), touchBatch)], w)
+			mem.PrefetchLinks(&forest[0], ps[:min(len(ps), touchBatch)], w)
 		}
 		if len(batch) > 1 {
 			e.touched ^= touch(forest, batch)
@@ -289,7 +290,7 @@ func (e *semiEval) eval(v, last uint32) uint32 {
 		v = stack[i]
 		pb = min(pb, forest[v]>>32)
 		if e.shared {
-			storeShared(&forest[v], pb<<32|top)
+			mem.StoreShared(&forest[v], pb<<32|top)
 		} else {
 			forest[v] = pb<<32 | top
 		}

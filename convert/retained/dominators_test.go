@@ -1,6 +1,7 @@
 package retained
 
 import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -41,7 +42,7 @@ func TestDominatorsBruteForce(t *testing.T) {
 // (semiEval.shared): small graphs with every such number shared, then
 // larger ones, whose evaluations race for the same paths.
 func TestDominatorsShared(t *testing.T) {
-	if !canStoreShared {
+	if !mem.CanStoreShared {
 		t.Skip("the dominators stay on one core on this platform")
 	}
 	defer func(n int) { sharedPreds = n }(sharedPreds)
@@ -399,24 +400,5 @@ func TestClassHash(t *testing.T) {
 		if _, ok := h.lookup(0); ok {
 			t.Fatal("found 0")
 		}
-	}
-}
-
-// TestPrefetch: the prefetch hints read only the words they are told
-// to and change nothing, whatever the indices and the bound.
-func TestPrefetch(t *testing.T) {
-	base := []uint64{3, 0, 1<<32 | 2, 7, 1 << 40}
-	want := slices.Clone(base)
-	idx := []uint32{0, 4, 2, 3, 1, 4}
-	for _, above := range []uint32{0, 1, 3, 4, ^uint32(0)} {
-		prefetchWords(&base[0], idx, above)
-		prefetchLinks(&base[0], idx, above)
-		prefetchWords(&base[0], nil, above)
-		prefetchLinks(&base[0], idx[:0], above)
-		// Indices past the array: a prefetch does not fault.
-		prefetchWords(&base[0], []uint32{1 << 30, ^uint32(0)}, 0)
-	}
-	if !slices.Equal(base, want) {
-		t.Fatalf("prefetch changed the words: %v, want %v", base, want)
 	}
 }

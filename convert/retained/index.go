@@ -1,6 +1,7 @@
 package retained
 
 import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/bits"
 	"slices"
 )
@@ -54,9 +55,9 @@ func denseWords(span uint64) int { return int((span/64 + 1 + 7) &^ 7) }
 // flat, and frees the index's words instead. A copy would take as much
 // memory again, fresh pages the kernel faults in and zeroes (bench-4g:
 // 64 MB).
-func newDense(a *arena, flat []uint64, lo uint64, shift uint) *idIndex {
+func newDense(a *mem.Arena, flat []uint64, lo uint64, shift uint) *idIndex {
 	nb := len(flat) / 8
-	x := &idIndex{min: lo, shift: shift, dir: alloc[uint64](a, 2*nb, 2*nb)}
+	x := &idIndex{min: lo, shift: shift, dir: mem.Alloc[uint64](a, 2*nb, 2*nb)}
 	var r uint32
 	kept := 0
 	for b := range nb {

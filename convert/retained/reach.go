@@ -1,6 +1,7 @@
 package retained
 
 import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -10,7 +11,7 @@ import (
 // marks for a graph of tens of millions of objects stay in the cache.
 type bitset []uint64
 
-func newBitset(a *arena, n int) bitset { return allocZeroed[uint64](a, n/64+1) }
+func newBitset(a *mem.Arena, n int) bitset { return mem.AllocZeroed[uint64](a, n/64+1) }
 
 func (b bitset) has(v uint32) bool { return b[v>>6]&(1<<(v&63)) != 0 }
 func (b bitset) set(v uint32)      { b[v>>6] |= 1 << (v & 63) }

@@ -32,6 +32,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
+	"github.com/hprof2pprof/hprof2pprof/internal/sysmem"
 	"io"
 	"slices"
 
@@ -228,7 +230,7 @@ type Result struct {
 
 // CanSpill reports whether this platform can spill the graph to disk
 // (mapped files need unix).
-const CanSpill = canSpill
+const CanSpill = mem.CanSpill
 
 // Spill describes the decision to keep the graph on the heap or to map
 // it from files.
@@ -408,27 +410,24 @@ func (s *scanner) chooseArena(n int) {
 	// object IDs and the page cache the mapped files work through). Once
 	// they spill, the arrays used at random stay in memory while they
 	// fit (hotRoomFor).
-	cg := CgroupMemoryLimit()
+	cg := sysmem.CgroupLimit()
 	if cg > 0 && budget >= 0 && (budget == 0 || budget > cg/4) {
 		budget = cg / 4
 	}
 	s.spill.GraphBytes = graphBytes(n, s.maxEdges)
 	s.spill.Budget = max(budget, 0)
 	if budget == 0 || s.spill.GraphBytes <= budget {
-		s.a = newMemArena()
+		s.a = mem.NewMemArena()
 		return
 	}
-	s.a = newArena(s.in.SpillDir)
+	s.a = mem.NewArena(s.in.SpillDir)
 	if s.a == nil {
 		s.spill.Err = errors.New("this platform cannot map files")
 		return
 	}
-	s.a.hot = hotRoomFor(budget, cg, s.in.BudgetGiven)
+	s.a.SetHotRoom(budget, cg, s.in.BudgetGiven)
 	if cg > 0 {
-		dirty := cgroupDirty()
-		s.a.mu.Lock()
-		s.a.dirty, s.a.flushAbove = dirty, cg/16
-		s.a.mu.Unlock()
+		s.a.FlushAbove(sysmem.CgroupDirty(), cg/16)
 	}
 }
 
@@ -440,17 +439,16 @@ func (s *scanner) closeArena() error {
 		return nil
 	}
 	s.a = nil
-	if a.anon {
-		return a.close()
+	if a.Anon() {
+		return a.Close()
 	}
-	a.mu.Lock()
-	s.spill.Dir, s.spill.Mapped, s.spill.Peak = a.dir, a.mapped, a.peak
-	s.spill.InMemory = a.hot.peak
+	st := a.Stats()
+	s.spill.Dir, s.spill.Mapped, s.spill.Peak = st.Dir, st.Mapped, st.Peak
+	s.spill.InMemory = st.InMemory
 	if s.spill.Err == nil {
-		s.spill.Err = a.err
+		s.spill.Err = st.Err
 	}
-	a.mu.Unlock()
-	return a.close()
+	return a.Close()
 }
 
 // rootKindNames orders root kinds for naming a root object reached by

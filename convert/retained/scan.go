@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"io"
 	"math"
 	"runtime"
@@ -68,8 +69,8 @@ type scanner struct {
 	rootKind map[uint32]hprof.SubTag
 
 	stats       Stats
-	a           *arena // where the big arrays come from (nil: the heap)
-	arenaChosen bool   // chooseArena has run
+	a           *mem.Arena // where the big arrays come from (nil: the heap)
+	arenaChosen bool       // chooseArena has run
 	spill       Spill
 }
 

@@ -1,6 +1,7 @@
 package retained
 
 import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/bits"
 	"slices"
 )
@@ -48,7 +49,7 @@ func SegmentIDsIn(ids []uint64, r IDRange) SegmentIDs {
 		return SegmentIDs{IDs: slices.Clone(ids)}
 	}
 	lo := r.Lo
-	set := SegmentIDs{Lo: lo, Shift: shift, Bits: allocZeroed[uint64](nil, int(span/64+1))}
+	set := SegmentIDs{Lo: lo, Shift: shift, Bits: mem.AllocZeroed[uint64](nil, int(span/64+1))}
 	for _, id := range ids {
 		p := (id - lo) >> shift
 		set.Bits[p>>6] |= 1 << (p & 63)

@@ -2,6 +2,7 @@ package retained
 
 import (
 	"context"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/bits"
 	"runtime"
 	"sync"
@@ -107,7 +108,7 @@ func (s *scanner) buildIndex(ranges []IDRange, noted []SegmentIDs, reread func(f
 	// counted.
 	s.chooseArena(n)
 	ia := s.indexArena()
-	flat := alloc[uint64](ia, denseWords(last), denseWords(last))
+	flat := mem.Alloc[uint64](ia, denseWords(last), denseWords(last))
 	if noted != nil {
 		for i := range noted {
 			noted[i].orInto(flat, lo, shift, top)
@@ -162,8 +163,8 @@ func sortedIndex(parts, n int, noted []SegmentIDs, reread func(fn func(int, uint
 // Go heap has the pages the first pass gave back, where fresh mappings
 // cost a fault and the kernel's zeroing per page. Nor files when the
 // index is kept after the analysis (KeepIDs), which outlives the arena.
-func (s *scanner) indexArena() *arena {
-	if s.in.KeepIDs || s.a == nil || s.a.anon {
+func (s *scanner) indexArena() *mem.Arena {
+	if s.in.KeepIDs || s.a == nil || s.a.Anon() {
 		return nil
 	}
 	return s.a
@@ -174,8 +175,8 @@ func (s *scanner) indexArena() *arena {
 func (s *scanner) freeIndex() {
 	if x := s.ix; x != nil {
 		ia := s.indexArena()
-		free(ia, x.dir)
-		free(ia, x.words)
+		mem.Free(ia, x.dir)
+		mem.Free(ia, x.words)
 	}
 	s.ix = nil
 }
@@ -240,12 +241,12 @@ func (s *scanner) sized(ix *idIndex, dups int) error {
 	if !s.arenaChosen {
 		s.chooseArena(n)
 	}
-	s.obj.w = alloc[uint32](s.a, n, n)
-	s.g.start = alloc[uint32](s.a, n, n)
-	s.g.deg = alloc[uint8](s.a, n, n)
+	s.obj.w = mem.Alloc[uint32](s.a, n, n)
+	s.g.start = mem.Alloc[uint32](s.a, n, n)
+	s.g.deg = mem.Alloc[uint8](s.a, n, n)
 	// The bound counts null references too; untouched capacity costs
 	// address space, not memory (a spilled file reserves its blocks).
-	s.g.edges = allocSmall[uint32](s.a, 0, int(s.maxEdges))
+	s.g.edges = mem.AllocSmall[uint32](s.a, 0, int(s.maxEdges))
 	for i := range s.classes {
 		if c := &s.classes[i]; c.id != 0 {
 			if node, ok := ix.lookup(c.id); ok {

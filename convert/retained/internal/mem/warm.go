@@ -1,4 +1,4 @@
-package retained
+package mem
 
 import (
 	"sync/atomic"
@@ -6,13 +6,13 @@ import (
 	"unsafe"
 )
 
-// warmer faults pages of arrays in on another core, a window ahead of a
+// Warmer faults pages of arrays in on another core, a window ahead of a
 // walk that writes them from the start (the DFS numbering's parents and
 // its log of edges): a fresh page costs a fault and the kernel's zeroing,
 // on the serial walk's critical path when the walk touches it first. Only
 // for anonymous memory: a spilled file's pages would be dirtied for
 // nothing.
-type warmer struct {
+type Warmer struct {
 	arrays   [][]uint32
 	progress []atomic.Int64 // by array: elements the walk has written
 	stop     chan struct{}
@@ -28,11 +28,11 @@ const (
 
 // canWarm reports whether faulting a's pages in gains anything: not
 // without an arena, for spilled files, or without populate.
-func (a *arena) canWarm() bool { return a != nil && a.anon && canPopulate }
+func (a *Arena) canWarm() bool { return a != nil && a.anon && canPopulate }
 
-// asWords is s's memory as 32-bit words, for warmAhead: empty, with
+// AsWords is s's memory as 32-bit words, for WarmAhead: empty, with
 // twice s's capacity.
-func asWords(s []uint64) []uint32 {
+func AsWords(s []uint64) []uint32 {
 	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(s))), 2*cap(s))[:0]
 }
 
@@ -40,18 +40,18 @@ func populateWords(s []uint32) {
 	populate(unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(s))), len(s)*4))
 }
 
-// warmAhead starts a warmer over arrays, or returns nil where there is
-// nothing to gain (canWarm).
-func (a *arena) warmAhead(arrays ...[]uint32) *warmer {
+// WarmAhead starts a Warmer over arrays, or returns nil where there is
+// nothing to gain (CanWarm).
+func (a *Arena) WarmAhead(arrays ...[]uint32) *Warmer {
 	if !a.canWarm() {
 		return nil
 	}
-	w := &warmer{arrays: arrays, progress: make([]atomic.Int64, len(arrays)), stop: make(chan struct{}), done: make(chan struct{})}
+	w := &Warmer{arrays: arrays, progress: make([]atomic.Int64, len(arrays)), stop: make(chan struct{}), done: make(chan struct{})}
 	go w.run()
 	return w
 }
 
-func (w *warmer) run() {
+func (w *Warmer) run() {
 	defer close(w.done)
 	pos := make([]int, len(w.arrays))
 	for {
@@ -83,15 +83,15 @@ func (w *warmer) run() {
 	}
 }
 
-// wrote tells the warmer how far the walk has written array i.
-func (w *warmer) wrote(i, n int) {
+// Wrote tells the Warmer how far the walk has written array i.
+func (w *Warmer) Wrote(i, n int) {
 	if w != nil {
 		w.progress[i].Store(int64(n))
 	}
 }
 
-// finish stops the warmer and waits for it.
-func (w *warmer) finish() {
+// Finish stops the Warmer and waits for it.
+func (w *Warmer) Finish() {
 	if w != nil {
 		close(w.stop)
 		<-w.done

@@ -25,8 +25,8 @@ next:
 done:
 	RET
 
-// func storeShared(p *uint64, x uint64)
-TEXT ·storeShared(SB), NOSPLIT|NOFRAME, $0-16
+// func StoreShared(p *uint64, x uint64)
+TEXT ·StoreShared(SB), NOSPLIT|NOFRAME, $0-16
 	MOVQ p+0(FP), AX
 	MOVQ x+8(FP), BX
 	MOVQ BX, (AX)

@@ -1,6 +1,6 @@
 //go:build amd64 || arm64
 
-package retained
+package mem
 
 // prefetchIndexed asks the processor to bring base[i] into its cache,
 // for each i in idx above above, without waiting for it; with link, it
@@ -17,13 +17,13 @@ package retained
 //go:noescape
 func prefetchIndexed(base *uint64, idx []uint32, above uint32, link bool)
 
-// canStoreShared: storeShared is one store instruction here.
-const canStoreShared = true
+// CanStoreShared: StoreShared is one store instruction here.
+const CanStoreShared = true
 
-// storeShared writes x to *p in one store instruction, which another
+// StoreShared writes x to *p in one store instruction, which another
 // goroutine may read at the same time (see semiEval.shared): a plain
 // store, where sync/atomic's would wait for every earlier load and
 // store, cache misses included. prefetch_amd64.s, prefetch_arm64.s.
 //
 //go:noescape
-func storeShared(p *uint64, x uint64)
+func StoreShared(p *uint64, x uint64)

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package retained
+package mem
 
 import "os"
 

@@ -1,14 +1,14 @@
 //go:build !unix
 
-package retained
+package mem
 
 import (
 	"errors"
 	"os"
 )
 
-// canSpill is false: without mmap the graph stays on the heap.
-const canSpill = false
+// CanSpill is false: without mmap the graph stays on the heap.
+const CanSpill = false
 
 func mapFile(dir string, size int) ([]byte, *os.File, error) {
 	return nil, nil, errors.New("retained: spilling to disk needs unix")

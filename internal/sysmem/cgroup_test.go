@@ -1,4 +1,4 @@
-package retained
+package sysmem
 
 import "testing"
 
@@ -19,6 +19,24 @@ func TestStatValue(t *testing.T) {
 	} {
 		if got := statValue(c.text, c.key); got != c.want {
 			t.Errorf("statValue(%q, %q) = %d, want %d", c.text, c.key, got, c.want)
+		}
+	}
+}
+
+// TestMeminfoValue reads /proc/meminfo's lines as the kernel writes them.
+func TestMeminfoValue(t *testing.T) {
+	text := "MemTotal:       16314068 kB\nMemFree:          482400 kB\nMemAvailable:   9021032 kB\nHugePages_Total:       0\n"
+	for _, c := range []struct {
+		key  string
+		want int64
+	}{
+		{"MemTotal:", 16314068 * 1024},
+		{"MemAvailable:", 9021032 * 1024},
+		{"HugePages_Total:", 0}, // no unit
+		{"SwapTotal:", 0},       // absent
+	} {
+		if got := meminfoValue(text, c.key); got != c.want {
+			t.Errorf("meminfoValue(%q) = %d, want %d", c.key, got, c.want)
 		}
 	}
 }

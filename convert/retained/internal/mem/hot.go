@@ -1,4 +1,4 @@
-package retained
+package mem
 
 import (
 	"runtime/metrics"
@@ -14,7 +14,7 @@ import (
 // and under a cgroup's limit the flusher rewrites its pages as fast as
 // the walk dirties them: bench-4g's dominators took 23 s in a 1 GiB
 // cgroup, 5 s with the forest in memory. So such arrays are taken from
-// anonymous memory while they fit (allocHot), and from files when not.
+// anonymous memory while they fit (AllocHot), and from files when not.
 
 // hotRoom is what a spilling arena may keep in anonymous memory.
 type hotRoom struct {
@@ -37,37 +37,37 @@ func (h *hotRoom) fits(size int64) bool {
 	return used <= h.limit
 }
 
-// allocHot is alloc for an array its phases use at random: in a
+// AllocHot is Alloc for an array its phases use at random: in a
 // spilling arena, anonymous memory when it fits in the arena's hotRoom,
 // else a file like any other array.
-func allocHot[T elem](a *arena, n, c int) []T {
+func AllocHot[T Elem](a *Arena, n, c int) []T {
 	var zero T
 	if a == nil || a.anon || c == 0 {
-		return alloc[T](a, n, c)
+		return Alloc[T](a, n, c)
 	}
 	if b := a.grabHot(c * int(unsafe.Sizeof(zero))); b != nil {
 		return asArray[T](b, n, c)
 	}
-	return alloc[T](a, n, c)
+	return Alloc[T](a, n, c)
 }
 
-// reuseHot is reuse for an array its phase uses at random: in memory it
-// takes old's pages (see reuse); in a spilling arena old is freed and the
-// array comes from allocHot, anonymous memory while it fits, where reuse
-// would make it a file. Like reuse, it does not zero what it hands over.
-func reuseHot[T, U elem](a *arena, old []U, n int) []T {
+// ReuseHot is Reuse for an array its phase uses at random: in memory it
+// takes old's pages (see Reuse); in a spilling arena old is freed and the
+// array comes from AllocHot, anonymous memory while it fits, where Reuse
+// would make it a file. Like Reuse, it does not zero what it hands over.
+func ReuseHot[T, U Elem](a *Arena, old []U, n int) []T {
 	if a == nil || a.anon {
-		return reuse[T](a, old, n)
+		return Reuse[T](a, old, n)
 	}
-	free(a, old)
-	return allocHot[T](a, n, n)
+	Free(a, old)
+	return AllocHot[T](a, n, n)
 }
 
-// grabHot returns size zeroed bytes of anonymous memory for allocHot, or
+// grabHot returns size zeroed bytes of anonymous memory for AllocHot, or
 // nil when they do not fit in the hot room or cannot be mapped. Like
 // grab, it checks, maps and counts under the lock: two arrays cannot
 // both take the last of the room.
-func (a *arena) grabHot(size int) []byte {
+func (a *Arena) grabHot(size int) []byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if !a.hot.fits(int64(size)) {
@@ -98,7 +98,7 @@ func goHeld() int64 {
 // quarters of the limit: neither can be paged out without swap, and the
 // last quarter holds the page cache the files are worked through. That
 // is more than the quarter of the limit the whole graph's estimate is
-// held against (chooseArena), and more than a budget the user gave,
+// held against (convert/retained decides so), and more than a budget the user gave,
 // which the hot arrays keep to, as they do elsewhere.
 func hotRoomFor(budget, cg int64, given bool) hotRoom {
 	switch {
@@ -109,4 +109,13 @@ func hotRoomFor(budget, cg int64, given bool) hotRoom {
 	default:
 		return hotRoom{limit: budget}
 	}
+}
+
+// SetHotRoom sets a spilling arena's room for arrays used at random
+// (AllocHot) from the memory budget, the cgroup's limit and whether the
+// budget is the user's own (see hotRoomFor).
+func (a *Arena) SetHotRoom(budget, cg int64, given bool) {
+	a.mu.Lock()
+	a.hot = hotRoomFor(budget, cg, given)
+	a.mu.Unlock()
 }

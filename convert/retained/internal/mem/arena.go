@@ -1,53 +1,37 @@
-package retained
+// Package mem hands out the retained graph's big arrays (a few per
+// object, two per reference) and keeps their pages in hand.
+//
+// An arena is anonymous memory (NewMemArena; the Go heap, as make would
+// do, where there is no mmap) or, when the graph spills (NewArena), files
+// in a temporary directory mapped into memory (shared, read-write; on
+// unix): the kernel writes their pages back to the files and drops them
+// when memory runs short, so a graph larger than memory is worked on from
+// disk instead of failing. The files are unlinked as soon as they are
+// mapped, so nothing is left behind when the process dies; the directory
+// is removed by Close.
+//
+// Mapped arrays are not Go heap: neither the runtime's memory limit nor
+// the converter's heap watch (Options.MaxMemory) counts them.
+//
+// Beside the arena: arrays used at random kept in memory while a spilling
+// arena has room for them (hot.go), pages faulted in ahead of a serial
+// walk (warm.go), and prefetch hints and a plain shared store written in
+// assembly (prefetch*.go).
+package mem
 
 import (
 	"fmt"
 	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"time"
 	"unsafe"
 )
 
-// The graph's big arrays (a few per object, two per reference) come from
-// an arena. Under the memory budget it is anonymous memory (newMemArena;
-// the Go heap, as make would do, where there is no mmap). Over it, each
-// array is a file in a temporary directory mapped into
-// memory (shared, read-write; on unix): the kernel writes its pages back
-// to the file and drops them when memory runs short, so a graph larger
-// than memory is worked on from disk instead of failing. The files are
-// unlinked as soon as they are mapped, so nothing is left behind when the
-// process dies; the directory is removed when the analysis ends.
-//
-// Mapped arrays are not Go heap: neither the runtime's memory limit nor
-// the converter's heap watch (Options.MaxMemory) counts them.
-
-// bytesPerObject and bytesPerRef estimate the graph's peak (see
-// docs/retained.md, Memory): the estimate decides whether to spill.
-// With r references (the bound) and l logged edges (at most r and the
-// roots): the numbering's end holds 13¼ bytes per object, 4 per
-// reference and 8 per logged edge, the reverse graph 20 per object and 12
-// per logged edge, the dominators 24 per object and 4 per logged edge,
-// the retained sizes 24 per object; as the bound counts at least one
-// reference per object, 20 per object and 12 per reference bound them
-// all.
-const (
-	bytesPerObject = 20
-	bytesPerRef    = 12
-)
-
-// graphBytes estimates the peak bytes of the graph arrays for n objects
-// and up to refs references.
-func graphBytes(n int, refs int64) int64 {
-	return int64(n)*bytesPerObject + refs*bytesPerRef
-}
-
-// arena hands out arrays from the heap or, when spilling, from mapped
-// files. A nil *arena is the heap. Safe for concurrent use.
-type arena struct {
+// Arena hands out arrays from the heap or, when spilling, from mapped
+// files. A nil *Arena is the heap. Safe for concurrent use.
+type Arena struct {
 	parent string // where the spill directory is made ("" = os.TempDir())
-	anon   bool   // memory, not files: anonymous mappings (see newMemArena)
+	anon   bool   // memory, not files: anonymous mappings (see NewMemArena)
 
 	mu     sync.Mutex
 	dir    string              // the spill directory, once made
@@ -57,7 +41,7 @@ type arena struct {
 	live   int64
 	err    error // first mapping failure: arrays then come from the heap
 
-	hot hotRoom // a spilling arena's allowance for arrays used at random (allocHot)
+	hot hotRoom // a spilling Arena's allowance for arrays used at random (AllocHot)
 
 	stop chan struct{} // ends the flusher
 	done chan struct{}
@@ -72,19 +56,19 @@ type arena struct {
 type mapping struct {
 	b   []byte
 	f   *os.File
-	hot bool // anonymous memory of a spilling arena (allocHot)
+	hot bool // anonymous memory of a spilling Arena (AllocHot)
 }
 
 // flushEvery is how often the flusher starts writing dirty pages back.
 const flushEvery = 50 * time.Millisecond
 
-// newArena returns an arena that spills to a directory made in parent,
+// NewArena returns an arena that spills to a directory made in parent,
 // or nil (the heap) when this platform cannot map files.
-func newArena(parent string) *arena {
-	if !canSpill {
+func NewArena(parent string) *Arena {
+	if !CanSpill {
 		return nil
 	}
-	a := &arena{parent: parent, maps: map[uintptr]mapping{}, stop: make(chan struct{}), done: make(chan struct{})}
+	a := &Arena{parent: parent, maps: map[uintptr]mapping{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go a.flusher()
 	return a
 }
@@ -100,7 +84,7 @@ func newArena(parent string) *arena {
 // goes on writing would be written back again and again (bench-4g in
 // 1 GiB spent 13 s of 29 s in the kernel; 9-10 s of 27-28 s with a
 // sixteenth of the limit left dirty).
-func (a *arena) flusher() {
+func (a *Arena) flusher() {
 	defer close(a.done)
 	t := time.NewTicker(flushEvery)
 	defer t.Stop()
@@ -133,22 +117,22 @@ func (a *arena) flusher() {
 	}
 }
 
-// newMemArena returns an arena of anonymous mappings, or nil (the heap)
+// NewMemArena returns an arena of anonymous mappings, or nil (the heap)
 // where there are none. Under the budget the graph's arrays come from it
 // rather than from the Go heap: an array freed is unmapped at once, so
 // resident memory is that of the live arrays (the collector would keep
 // freed arrays until the heap doubled, and their pages after), and the
 // kernel is asked for huge pages, which spare most TLB misses of the
 // random walks over them.
-func newMemArena() *arena {
-	if !canSpill {
+func NewMemArena() *Arena {
+	if !CanSpill {
 		return nil
 	}
-	return &arena{anon: true, maps: map[uintptr]mapping{}}
+	return &Arena{anon: true, maps: map[uintptr]mapping{}}
 }
 
 // grab returns size zeroed bytes, mapped from a file when it can.
-func (a *arena) grab(size int, huge bool) []byte {
+func (a *Arena) grab(size int, huge bool) []byte {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.anon {
@@ -177,31 +161,31 @@ func (a *arena) grab(size int, huge bool) []byte {
 	return b
 }
 
-// elem are the element types the arena hands out.
-type elem interface {
+// Elem are the element types the arena hands out.
+type Elem interface {
 	~uint32 | ~int32 | ~int64 | ~uint64 | ~uint8 | ~bool
 }
 
-// alloc returns a zeroed slice of length n and capacity c (c >= n) from
+// Alloc returns a zeroed slice of length n and capacity c (c >= n) from
 // a's files, or from the heap when a is nil or mapping fails.
-func alloc[T elem](a *arena, n, c int) []T {
+func Alloc[T Elem](a *Arena, n, c int) []T {
 	return allocPages[T](a, n, c, true)
 }
 
-// allocZeroed is alloc (capacity n) for arrays whose elements are read
+// AllocZeroed is Alloc (capacity n) for arrays whose elements are read
 // before they are written, such as bitsets that bits are ORed into: it
 // writes them first. A fresh page that is read first is mapped to the
 // kernel's zero page, and the write after it faults a second time and
 // flushes the other cores' translation buffers, an interrupt to each,
 // dear in a virtual machine: bench-4g's first pass spent 0.3 s of CPU in
 // those faults for its ID bitmaps.
-func allocZeroed[T elem](a *arena, n int) []T {
-	s := alloc[T](a, n, n)
+func AllocZeroed[T Elem](a *Arena, n int) []T {
+	s := Alloc[T](a, n, n)
 	clear(s)
 	return s
 }
 
-// allocSmall is alloc in small pages. For three kinds of array:
+// AllocSmall is Alloc in small pages. For three kinds of array:
 //   - one of which only parts are touched (the references, whose room
 //     per record is a bound): an untouched stretch between the parts
 //     stays unmapped memory;
@@ -219,11 +203,11 @@ func allocZeroed[T elem](a *arena, n int) []T {
 //     pages come from first, are still backed, where a huge page after
 //     idle is mostly fresh to the host (bench-1g after idle: numbering
 //     0.44 -> 0.32 s).
-func allocSmall[T elem](a *arena, n, c int) []T {
+func AllocSmall[T Elem](a *Arena, n, c int) []T {
 	return allocPages[T](a, n, c, false)
 }
 
-func allocPages[T elem](a *arena, n, c int, huge bool) []T {
+func allocPages[T Elem](a *Arena, n, c int, huge bool) []T {
 	var zero T
 	if a == nil || c == 0 {
 		return make([]T, n, c)
@@ -236,11 +220,11 @@ func allocPages[T elem](a *arena, n, c int, huge bool) []T {
 }
 
 // asArray is mapped memory b as an array of length n and capacity c.
-func asArray[T elem](b []byte, n, c int) []T {
+func asArray[T Elem](b []byte, n, c int) []T {
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), c)[:n]
 }
 
-// reuse hands the memory of old, an array the caller is done with, over
+// Reuse hands the memory of old, an array the caller is done with, over
 // as an array of n T, without zeroing it: the caller writes every element
 // before it reads one. Fresh anonymous memory costs a fault and the
 // kernel's zeroing per page (a tenth of a big graph's analysis, much of
@@ -250,7 +234,7 @@ func asArray[T elem](b []byte, n, c int) []T {
 // cost more than fresh ones. Otherwise (too small, the heap, a file) old
 // is freed and a zeroed array returned. The part of old beyond n stays
 // mapped until the result is freed. old must not be used afterwards.
-func reuse[T, U elem](a *arena, old []U, n int) []T {
+func Reuse[T, U Elem](a *Arena, old []U, n int) []T {
 	var t T
 	var u U
 	if a != nil && a.anon && cap(old)*int(unsafe.Sizeof(u)) >= n*int(unsafe.Sizeof(t)) && n > 0 {
@@ -262,13 +246,13 @@ func reuse[T, U elem](a *arena, old []U, n int) []T {
 			return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(old))), n)
 		}
 	}
-	free(a, old)
-	return alloc[T](a, n, n)
+	Free(a, old)
+	return Alloc[T](a, n, n)
 }
 
-// free unmaps s if a mapped it; heap slices are left to the collector.
+// Free unmaps s if a mapped it; heap slices are left to the collector.
 // s must not be used afterwards.
-func free[T elem](a *arena, s []T) {
+func Free[T Elem](a *Arena, s []T) {
 	if a == nil || cap(s) == 0 {
 		return
 	}
@@ -288,8 +272,8 @@ func free[T elem](a *arena, s []T) {
 	a.mu.Unlock()
 }
 
-// close unmaps what is still mapped and removes the spill directory.
-func (a *arena) close() error {
+// Close unmaps what is still mapped and removes the spill directory.
+func (a *Arena) Close() error {
 	if a == nil {
 		return nil
 	}
@@ -313,23 +297,31 @@ func (a *arena) close() error {
 	return nil
 }
 
-// spillBudget is the budget that Input.MemoryBudget 0 stands for: three
-// quarters of the memory the kernel says is available, or no limit when
-// it does not say (not linux).
-func spillBudget() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for line := range strings.Lines(string(b)) {
-		if rest, ok := strings.CutPrefix(line, "MemAvailable:"); ok {
-			f := strings.Fields(rest)
-			if len(f) == 2 && f[1] == "kB" {
-				if kb, err := strconv.ParseInt(f[0], 10, 64); err == nil && kb > 0 {
-					return kb * 1024 / 4 * 3
-				}
-			}
-		}
-	}
-	return 0
+// Anon reports whether a is anonymous memory (NewMemArena), not a
+// spilling arena; false for nil (the heap).
+func (a *Arena) Anon() bool { return a != nil && a.anon }
+
+// Stats is what a spilling arena mapped, read by Stats.
+type Stats struct {
+	Dir      string // the spill directory ("" until the first file)
+	Mapped   int64  // bytes of files mapped in all
+	Peak     int64  // most bytes of files mapped at once
+	InMemory int64  // most bytes of arrays used at random kept in memory at once (AllocHot)
+	Err      error  // the first mapping failure (the arrays then came from the heap)
+}
+
+// Stats reports what a has mapped so far.
+func (a *Arena) Stats() Stats {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return Stats{Dir: a.dir, Mapped: a.mapped, Peak: a.peak, InMemory: a.hot.peak, Err: a.err}
+}
+
+// FlushAbove makes a spilling arena's flusher start writebacks only once
+// dirty, the dirty pages charged to the process's memory cgroup, reaches
+// above bytes (see flusher); nil dirty: always.
+func (a *Arena) FlushAbove(dirty func() int64, above int64) {
+	a.mu.Lock()
+	a.dirty, a.flushAbove = dirty, above
+	a.mu.Unlock()
 }

@@ -1,4 +1,4 @@
-package retained
+package mem
 
 import (
 	"testing"
@@ -10,44 +10,44 @@ import (
 // once it does not; freeing gives the room back. A forced spill keeps
 // none in memory, and a memory arena is not concerned.
 func TestAllocHot(t *testing.T) {
-	if !canSpill {
+	if !CanSpill {
 		t.Skip("no mappings on this platform")
 	}
-	a := newArena(t.TempDir())
-	defer a.close()
+	a := NewArena(t.TempDir())
+	defer a.Close()
 	a.hot = hotRoom{limit: 1 << 20}
 
-	in := allocHot[uint64](a, 100_000, 100_000) // 800 KB: fits
+	in := AllocHot[uint64](a, 100_000, 100_000) // 800 KB: fits
 	if a.mapped != 0 || a.hot.live != 800_000 {
 		t.Fatalf("first array: %d bytes from files, %d hot (want 0 and 800000)", a.mapped, a.hot.live)
 	}
 	in[99_999] = 7                               // writable, whole
-	out := allocHot[uint64](a, 100_000, 100_000) // 800 KB more: over the room
+	out := AllocHot[uint64](a, 100_000, 100_000) // 800 KB more: over the room
 	if a.mapped != 800_000 || a.hot.live != 800_000 {
 		t.Fatalf("second array: %d bytes from files, %d hot (want 800000 each)", a.mapped, a.hot.live)
 	}
-	free(a, in)
+	Free(a, in)
 	if a.hot.live != 0 || a.hot.peak != 800_000 {
 		t.Errorf("after free: %d hot, peak %d (want 0, 800000)", a.hot.live, a.hot.peak)
 	}
-	again := allocHot[uint32](a, 10, 200_000) // the room is back
+	again := AllocHot[uint32](a, 10, 200_000) // the room is back
 	if a.hot.live != 800_000 || len(again) != 10 || cap(again) != 200_000 {
 		t.Errorf("after the room came back: %d hot, len %d cap %d", a.hot.live, len(again), cap(again))
 	}
-	free(a, out)
-	free(a, again)
+	Free(a, out)
+	Free(a, again)
 
 	// held counts against the limit beside the hot arrays.
 	a.hot = hotRoom{limit: 1 << 20, held: func() int64 { return 900_000 }}
 	before := a.mapped
-	allocHot[uint64](a, 100_000, 100_000)
+	AllocHot[uint64](a, 100_000, 100_000)
 	if a.mapped != before+800_000 || a.hot.live != 0 {
 		t.Errorf("with 900000 bytes held: %d more from files, %d hot (want 800000 and 0)", a.mapped-before, a.hot.live)
 	}
 
-	mem := newMemArena()
-	defer mem.close()
-	m := allocHot[uint32](mem, 10, 10)
+	mem := NewMemArena()
+	defer mem.Close()
+	m := AllocHot[uint32](mem, 10, 10)
 	if _, ok := mem.maps[uintptr(unsafe.Pointer(&m[0]))]; !ok || mem.hot.live != 0 {
 		t.Errorf("memory arena: mapped %v, hot %d", ok, mem.hot.live)
 	}

@@ -24,8 +24,8 @@ next:
 done:
 	RET
 
-// func storeShared(p *uint64, x uint64)
-TEXT ·storeShared(SB), NOSPLIT|NOFRAME, $0-16
+// func StoreShared(p *uint64, x uint64)
+TEXT ·StoreShared(SB), NOSPLIT|NOFRAME, $0-16
 	MOVD p+0(FP), R0
 	MOVD x+8(FP), R1
 	MOVD R1, (R0)

@@ -1,4 +1,4 @@
-package retained
+package mem
 
 import (
 	"testing"
@@ -9,73 +9,73 @@ import (
 // zeroed: the caller writes it whole); a spilled file's mapping, an
 // array too small, or one from the heap gives a fresh zeroed array.
 func TestReuse(t *testing.T) {
-	if !canSpill {
+	if !CanSpill {
 		t.Skip("no mappings on this platform")
 	}
 	same := func(a, b unsafe.Pointer) bool { return a == b }
 
-	mem := newMemArena()
-	defer mem.close()
-	old := alloc[uint32](mem, 1000, 1000)
+	mem := NewMemArena()
+	defer mem.Close()
+	old := Alloc[uint32](mem, 1000, 1000)
 	for i := range old {
 		old[i] = 7
 	}
-	got := reuse[int64](mem, old, 500)
+	got := Reuse[int64](mem, old, 500)
 	if len(got) != 500 || !same(unsafe.Pointer(&got[0]), unsafe.Pointer(&old[0])) {
 		t.Fatalf("anonymous mapping not reused (len %d)", len(got))
 	}
 	if got[0] != 7<<32|7 {
 		t.Errorf("reused memory was changed: %#x", got[0])
 	}
-	free(mem, got) // unmaps the whole mapping: nothing is left to close
+	Free(mem, got) // unmaps the whole mapping: nothing is left to close
 	if len(mem.maps) != 0 {
 		t.Errorf("%d mappings left after freeing the reused array", len(mem.maps))
 	}
 
-	small := alloc[uint32](mem, 10, 10)
+	small := Alloc[uint32](mem, 10, 10)
 	small[0] = 7
-	bigger := reuse[uint32](mem, small, 11)
+	bigger := Reuse[uint32](mem, small, 11)
 	if len(bigger) != 11 || bigger[0] != 0 || len(mem.maps) != 1 {
 		t.Errorf("too small: len %d, [0] %d, %d mappings (want a fresh zeroed array, the old one freed)", len(bigger), bigger[0], len(mem.maps))
 	}
 
-	files := newArena(t.TempDir())
-	defer files.close()
-	f := alloc[uint32](files, 100, 100)
+	files := NewArena(t.TempDir())
+	defer files.Close()
+	f := Alloc[uint32](files, 100, 100)
 	f[0] = 7
-	g := reuse[uint32](files, f, 100)
+	g := Reuse[uint32](files, f, 100)
 	if g[0] != 0 {
 		t.Errorf("a spilled array was reused: [0] = %d", g[0])
 	}
 
 	h := make([]uint32, 10)
 	h[0] = 7
-	if r := reuse[uint32]((*arena)(nil), h, 10); r[0] != 0 {
+	if r := Reuse[uint32]((*Arena)(nil), h, 10); r[0] != 0 {
 		t.Errorf("a heap array was reused: [0] = %d", r[0])
 	}
 }
 
 // TestWarmer: faulting pages in ahead of writers leaves what they wrote
-// as it was, each array followed at its own pace, and the warmer stops
+// as it was, each array followed at its own pace, and the Warmer stops
 // when told, wherever it is.
 func TestWarmer(t *testing.T) {
-	mem := newMemArena()
-	defer mem.close()
+	mem := NewMemArena()
+	defer mem.Close()
 	const n = 3 << 20
-	a := alloc[uint32](mem, 0, n)
-	b := alloc[uint32](mem, 0, n+1)
-	w := mem.warmAhead(a, b)
+	a := Alloc[uint32](mem, 0, n)
+	b := Alloc[uint32](mem, 0, n+1)
+	w := mem.WarmAhead(a, b)
 	for i := range n - 1000 {
 		a = append(a, uint32(i))
 		if i%3 == 0 {
 			b = append(b, ^uint32(i))
 		}
 		if i&0xffff == 0 {
-			w.wrote(0, len(a))
-			w.wrote(1, len(b))
+			w.Wrote(0, len(a))
+			w.Wrote(1, len(b))
 		}
 	}
-	w.finish()
+	w.Finish()
 	for i := range a {
 		if a[i] != uint32(i) {
 			t.Fatalf("element %d of a changed: %d", i, a[i])
@@ -92,13 +92,13 @@ func TestWarmer(t *testing.T) {
 	if c := b[:cap(b)]; c[n] != 0 {
 		t.Errorf("an element never written is %d", c[n])
 	}
-	whole := alloc[uint32](mem, n, n)
+	whole := Alloc[uint32](mem, n, n)
 	whole[7] = 7
 	populateWords(whole)
 	if whole[7] != 7 || whole[8] != 0 {
 		t.Errorf("a faulted-in array changed: %d %d", whole[7], whole[8])
 	}
-	if (*arena)(nil).warmAhead(a) != nil {
+	if (*Arena)(nil).WarmAhead(a) != nil {
 		t.Error("the heap has nothing to warm")
 	}
 }

@@ -1,4 +1,4 @@
-package retained
+package sysmem
 
 import (
 	"bufio"
@@ -8,12 +8,12 @@ import (
 	"strings"
 )
 
-// CgroupMemoryLimit is the memory limit of the cgroup this process runs
+// CgroupLimit is the memory limit of the cgroup this process runs
 // in (cgroup v2 memory.max, or v1 memory.limit_in_bytes of the memory
 // controller's group; the smallest along the path up to the root, as the
 // kernel enforces every ancestor's), or 0 when there is none or it
 // cannot be read (not linux, no limit, "max").
-func CgroupMemoryLimit() int64 {
+func CgroupLimit() int64 {
 	v1, v2, haveV2 := selfCgroups()
 	best := int64(0)
 	if v1 != "" {
@@ -52,12 +52,12 @@ func selfCgroups() (v1, v2 string, haveV2 bool) {
 	return v1, v2, haveV2
 }
 
-// cgroupDirty returns a function that reads the dirty file pages charged
+// CgroupDirty returns a function that reads the dirty file pages charged
 // to this process's memory cgroup (v1 memory.stat total_dirty, v2
 // file_dirty), or nil when there is none to read. Inside a container
 // whose mount shows the group at the root, the root's file is the
 // group's.
-func cgroupDirty() func() int64 {
+func CgroupDirty() func() int64 {
 	v1, v2, haveV2 := selfCgroups()
 	var mount, group, key string
 	switch {

@@ -1,17 +1,17 @@
 //go:build unix
 
-package retained
+package mem
 
 import (
 	"os"
 	"syscall"
 )
 
-const canSpill = true
+const CanSpill = true
 
 // mapFile makes a file of size bytes in dir, maps it shared and
 // read-write, and unlinks it: the mapping keeps its blocks until
-// unmapped. The file stays open for writeback (see arena.flush).
+// unmapped. The file stays open for writeback (see Arena.flusher).
 func mapFile(dir string, size int) ([]byte, *os.File, error) {
 	f, err := os.CreateTemp(dir, "graph-")
 	if err != nil {

@@ -1,4 +1,4 @@
-package retained
+package mem
 
 import (
 	"fmt"
@@ -38,6 +38,6 @@ func hugePages(b []byte) { _ = unix.Madvise(b, unix.MADV_HUGEPAGE) }
 // writable, without changing them.
 const canPopulate = true
 
-// populate faults b's pages in (see warmer); an error (an older kernel)
+// populate faults b's pages in (see Warmer); an error (an older kernel)
 // leaves them to fault as they are first written.
 func populate(b []byte) { _ = unix.Madvise(b, unix.MADV_POPULATE_WRITE) }
