@@ -2,6 +2,7 @@ package retained
 
 import (
 	"context"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/bits"
 	"runtime"
@@ -23,7 +24,7 @@ import (
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	s.phase("strong reach")
 	// Beside strong reach (whose first walk takes every core,
-	// reachShared), what the first pass and the filling left behind goes
+	// domtree.ReachShared), what the first pass and the filling left behind goes
 	// back to the system (the arrays to come are mapped apart from the Go
 	// heap).
 	released := make(chan struct{})
@@ -43,13 +44,13 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	mem.Free(s.a, allowed)
 	allowed = nil
 	// The forward graph is done with: the arrays to come take its pages
-	// while the kernel still has them at hand (see allocSmall). Each
+	// while the kernel still has them at hand (see mem.AllocSmall). Each
 	// array from here on that is written whole before it is read takes
-	// the memory of one the analysis is done with instead (reuse), which
+	// the memory of one the analysis is done with instead (mem.Reuse), which
 	// spares even that.
-	mem.Free(s.a, s.g.deg)
-	mem.Free(s.a, s.g.edges)
-	s.g = csr{}
+	mem.Free(s.a, s.g.Deg)
+	mem.Free(s.a, s.g.Edges)
+	s.g = domtree.Graph{}
 	s.collect()
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -63,7 +64,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	move := s.byDFS(pre, m)
 	var beside sync.WaitGroup
 	beside.Go(move.work)
-	off, preds := predecessors(s.a, m, log)
+	off, preds := domtree.Predecessors(s.a, m, log)
 	move.work() // the rest, if any: the two take turns by parts
 	beside.Wait()
 	d := move.finish()
@@ -74,7 +75,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	s.phase("dominators")
 	// The dominators' two new arrays take the memory of the log and of
 	// the DFS numbers by object, which nothing reads any more, as it is
-	// (reuse): pages already faulted in as far as those reached, which
+	// (mem.Reuse): pages already faulted in as far as those reached, which
 	// need no zeroing either.
 	// Mapped anew, they were faulted in from whatever pages the kernel
 	// had at hand when they were first written, and the pages the last
@@ -83,7 +84,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// forest written in 0.17–1.29 s, the run lengths faulted in in
 	// 0.09–0.82 s, from one run to another).
 	// The compression forest is used at random: memory even when the
-	// rest spills, while it fits (reuseHot).
+	// rest spills, while it fits (mem.ReuseHot).
 	forest := mem.ReuseHot[uint64](s.a, []uint64(log), m)
 	log = nil
 	// The class paths' run lengths (see paths) are written before they
@@ -95,7 +96,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		run = mem.Reuse[uint32](s.a, pre, m)
 		pre = nil
 	}
-	idom := dominators(forest, parent, off, preds)
+	idom := domtree.Dominators(forest, parent, off, preds)
 	idomMem := off // idom is off[1:]
 	mem.Free(s.a, preds)
 	spare := parent
@@ -121,7 +122,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	wg.Go(func() {
 		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, run, marked)
 	})
-	// Added to at random (see allocHot). In memory, the retained sizes
+	// Added to at random (see mem.AllocHot). In memory, the retained sizes
 	// take the forest's pages, written whole below: 8 bytes per object
 	// the kernel need not fault in and zero again (bench-4g: 600 MB).
 	ret := mem.ReuseHot[int64](s.a, forest, m)
@@ -169,60 +170,72 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// number is the depth-first numbering (see dfs) from the roots, then
+// number is the depth-first numbering (see domtree.DFS) from the roots, then
 // from the class objects of what was reached, over the graph restricted
 // to the objects allowed holds (nil: all). It returns the DFS parents,
 // the log of the other edges, with an edge from the virtual root to each
 // root, and pre (object → number, 0 = unreached), which takes the
 // memory of the graph's starts: the graph's references are not read
 // again (but by the GarbageHolds pass here).
-func (s *scanner) number(allowed bitset) ([]uint32, edgeLog, []uint32) {
-	n := len(s.g.start)
+func (s *scanner) number(allowed domtree.Bitset) ([]uint32, domtree.EdgeLog, []uint32) {
+	n := len(s.g.Start)
 	// Classes with a reached object, noted as the DFS reaches them: a
 	// class object becomes a root only when no reference reached it by
 	// the end of the round that found its class (strongReach's own
 	// rounds find the same classes, but not when).
 	used := make([]bool, len(s.classes))
-	numbered := newBitset(s.a, n)
+	numbered := domtree.NewBitset(s.a, n)
 	// The parents are written in order, and so are the semidominators
 	// and the class paths' nodes that take their memory later: small
-	// pages (allocSmall), which a VM's kernel takes from blocks it has
+	// pages (mem.AllocSmall), which a VM's kernel takes from blocks it has
 	// not handed back to the host. The log, whose memory becomes the
 	// compression forest (used at random), stays in huge pages.
 	parent := mem.AllocSmall[uint32](s.a, 1, n+1)
 	// The log's bound: each reference once (from a reached object, or
 	// with GarbageHolds from an unreached one), and an edge from the
 	// virtual root to each root (class roots: at most one per class).
-	log := edgeLog(mem.Alloc[uint64](s.a, 0, len(s.g.edges)+len(s.roots)+len(s.classes)))
+	log := domtree.EdgeLog(mem.Alloc[uint64](s.a, 0, len(s.g.Edges)+len(s.roots)+len(s.classes)))
 	warm := s.a.WarmAhead(parent, mem.AsWords(log))
 	// The first round notes its classes after it, in one pass in object
 	// order: noting them as the walk reaches each object cost a cache
 	// miss per object (its word), a fifth of the walk's time.
-	parent, log = dfs(s.a, s.roots, &s.g, numbered, allowed, parent, log, &s.obj, nil, warm)
+	parent, log = domtree.DFS(s.a, s.roots, &s.g, numbered, allowed, parent, log, warm)
 	s.obj.noteSeen(used, numbered)
 	// Rounds: the class objects of what was reached, then of what those
-	// reach, until no new class is reached.
+	// reach, until no new class is reached. Each round's classes are
+	// noted after it as well, from the objects it numbered (fresh: the
+	// marks it added).
+	var fresh domtree.Bitset
 	for {
 		extra := s.classRoots(numbered, allowed, used)
 		if len(extra) == 0 {
 			break
 		}
-		parent, log = dfs(s.a, extra, &s.g, numbered, allowed, parent, log, &s.obj, used, warm)
+		if fresh == nil {
+			fresh = mem.Alloc[uint64](s.a, len(numbered), len(numbered))
+		}
+		copy(fresh, numbered)
+		parent, log = domtree.DFS(s.a, extra, &s.g, numbered, allowed, parent, log, warm)
+		for i, w := range numbered {
+			fresh[i] = w &^ fresh[i]
+		}
+		s.obj.noteSeen(used, fresh)
 		s.roots = append(s.roots, extra...)
 	}
+	mem.Free(s.a, fresh)
 	warm.Finish()
-	pre := s.g.start // numbers where numbered is set
+	pre := s.g.Start // numbers where numbered is set
 	for _, r := range s.roots {
-		log = log.add(0, pre[r]) // every root is numbered
+		log = log.Add(0, pre[r]) // every root is numbered
 	}
 	if s.in.GarbageHolds {
 		// What an unreachable object refers to hangs from the virtual
 		// root too (the oracle's model: see Input.GarbageHolds).
 		for v := range uint32(n) {
-			if !numbered.has(v) {
-				for _, w := range s.g.out(v) {
-					if numbered.has(w) {
-						log = log.add(0, pre[w])
+			if !numbered.Has(v) {
+				for _, w := range s.g.Out(v) {
+					if numbered.Has(w) {
+						log = log.Add(0, pre[w])
 					}
 				}
 			}
@@ -241,7 +254,7 @@ func (s *scanner) number(allowed bitset) ([]uint32, edgeLog, []uint32) {
 		}
 	}
 	mem.Free(s.a, numbered)
-	s.g.start = nil
+	s.g.Start = nil
 	return parent, log, pre
 }
 
@@ -348,7 +361,7 @@ func (b *wordMove) finish() *dfsOrder {
 // counts a Reference as one more holder of its referent) restricted to
 // these objects: a referent keeps no object alive, but sharing one
 // with a Reference makes it no one's alone.
-func (s *scanner) strongReach() bitset {
+func (s *scanner) strongReach() domtree.Bitset {
 	if len(s.weak) == 0 {
 		return nil
 	}
@@ -356,10 +369,10 @@ func (s *scanner) strongReach() bitset {
 	weak := slices.Compact(s.weak)
 	s.weak = nil
 	for _, v := range weak {
-		s.g.addDeg(v, -1)
+		s.g.AddDeg(v, -1)
 	}
-	seen := newBitset(s.a, len(s.obj.w))
-	reachShared(s.roots, &s.g, seen)
+	seen := domtree.NewBitset(s.a, len(s.obj.w))
+	domtree.ReachShared(s.roots, &s.g, seen)
 	// The class objects of reached objects are live too, and what their
 	// statics reach: rounds until no new class is reached. The first
 	// round looks at every object; the others at those the round before
@@ -370,29 +383,29 @@ func (s *scanner) strongReach() bitset {
 	for {
 		var extra []uint32
 		for i, c := range s.classes {
-			if used[i] && c.node != noNode && !seen.has(c.node) {
+			if used[i] && c.node != noNode && !seen.Has(c.node) {
 				extra = append(extra, c.node)
 			}
 		}
 		if len(extra) == 0 {
 			break
 		}
-		reach(extra, &s.g, seen, note)
+		domtree.Reach(extra, &s.g, seen, note)
 	}
 	for _, v := range weak {
-		s.g.addDeg(v, +1)
+		s.g.AddDeg(v, +1)
 	}
 	return seen
 }
 
 // classRoots are the class objects not reached yet (numbered, allowed:
-// see dfs) whose class has a reached object (used, as dfs notes it): the
+// see domtree.DFS) whose class has a reached object (used, as number notes it): the
 // oracle reaches them through its objects but no reference holds them,
 // so they hang from the virtual root.
-func (s *scanner) classRoots(numbered, allowed bitset, used []bool) []uint32 {
+func (s *scanner) classRoots(numbered, allowed domtree.Bitset, used []bool) []uint32 {
 	var extra []uint32
 	for i, c := range s.classes {
-		if used[i] && c.node != noNode && !numbered.has(c.node) && (allowed == nil || allowed.has(c.node)) {
+		if used[i] && c.node != noNode && !numbered.Has(c.node) && (allowed == nil || allowed.Has(c.node)) {
 			extra = append(extra, c.node)
 			s.rootKind[c.node] = classRootKind
 		}

@@ -1,6 +1,7 @@
 package retained
 
 import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 	"math/bits"
 	"runtime"
 	"sync"
@@ -67,7 +68,7 @@ func (o *objWords) noteClass(used []bool, v uint32) {
 
 // noteSeen is noteClass for every object seen marks (strong reach's
 // marks, or what the DFS numbered).
-func (o *objWords) noteSeen(used []bool, seen bitset) {
+func (o *objWords) noteSeen(used []bool, seen domtree.Bitset) {
 	n := len(o.w)
 	// Each part starts at a multiple of 64: it reads whole words of seen.
 	up := func(v int) int { return min((v+63)&^63, n) }
@@ -75,7 +76,7 @@ func (o *objWords) noteSeen(used []bool, seen bitset) {
 }
 
 // noteSeenIn is noteSeen for objects from..to (from a multiple of 64).
-func (o *objWords) noteSeenIn(used []bool, seen bitset, from, to int) {
+func (o *objWords) noteSeenIn(used []bool, seen domtree.Bitset, from, to int) {
 	for base := from; base < to; base += 64 {
 		marks := seen[base/64]
 		if rest := to - base; rest < 64 {

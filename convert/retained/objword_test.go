@@ -1,6 +1,7 @@
 package retained
 
 import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 	"math/rand/v2"
 	"testing"
 )
@@ -14,7 +15,7 @@ func TestNoteSeen(t *testing.T) {
 	for _, n := range []int{0, 1, 63, 64, 65, 1000, 3<<20 + 17} {
 		const classes = 700
 		o := objWords{w: make([]uint32, n), wide: map[uint32]wideObj{}}
-		seen := newBitset(nil, n)
+		seen := domtree.NewBitset(nil, n)
 		for v := range n {
 			cls, size := uint32(rng.IntN(classes)), int64(16+8*rng.IntN(40))
 			switch rng.IntN(50) {
@@ -29,7 +30,7 @@ func TestNoteSeen(t *testing.T) {
 			}
 			o.w[v] = w
 			if rng.IntN(4) != 0 {
-				seen.set(uint32(v))
+				seen.Set(uint32(v))
 			}
 		}
 		// Few classes reached only once, so a split could miss them.
@@ -41,7 +42,7 @@ func TestNoteSeen(t *testing.T) {
 		}
 		want := make([]bool, classes)
 		for v := range uint32(n) {
-			if seen.has(v) {
+			if seen.Has(v) {
 				o.noteClass(want, v)
 			}
 		}

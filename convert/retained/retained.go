@@ -125,7 +125,7 @@ type Input struct {
 	// BudgetGiven says MemoryBudget is the user's own (--retained-memory):
 	// the arrays used at random that stay in memory when the rest
 	// spills keep to it too, where under a cgroup they may otherwise
-	// take more (hotRoomFor).
+	// take more (mem.Arena.SetHotRoom).
 	BudgetGiven bool
 	// SpillDir is where the temporary directory is made ("": the
 	// system's, os.TempDir, which TMPDIR sets). A tmpfs directory spills
@@ -240,7 +240,7 @@ type Spill struct {
 	Dir        string // the spill directory (removed by now); "" when not spilled
 	Mapped     int64  // bytes mapped from files in all
 	Peak       int64  // most bytes mapped at once
-	// InMemory is the most bytes of arrays used at random (allocHot)
+	// InMemory is the most bytes of arrays used at random (mem.AllocHot)
 	// kept in anonymous memory at once while the rest spilled.
 	InMemory int64
 	// Err is why arrays went to the heap after all (making or mapping a
@@ -409,7 +409,7 @@ func (s *scanner) chooseArena(n int) {
 	// caller's budget (the rest holds the converter's own heap, the
 	// object IDs and the page cache the mapped files work through). Once
 	// they spill, the arrays used at random stay in memory while they
-	// fit (hotRoomFor).
+	// fit (mem.Arena.SetHotRoom).
 	cg := sysmem.CgroupLimit()
 	if cg > 0 && budget >= 0 && (budget == 0 || budget > cg/4) {
 		budget = cg / 4

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"io"
 	"math"
@@ -62,10 +63,10 @@ type scanner struct {
 
 	// Pass 2: by dense object number.
 	ix       *idIndex
-	obj      objWords // class (| classObjFlag for class objects) and shallow size
-	g        csr      // references
-	roots    []uint32 // root objects in dump order (may repeat)
-	weak     []uint32 // objects whose last reference is a Reference.referent
+	obj      objWords      // class (| classObjFlag for class objects) and shallow size
+	g        domtree.Graph // references
+	roots    []uint32      // root objects in dump order (may repeat)
+	weak     []uint32      // objects whose last reference is a Reference.referent
 	rootKind map[uint32]hprof.SubTag
 
 	stats       Stats
@@ -75,7 +76,7 @@ type scanner struct {
 }
 
 func newScanner(in Input) (*scanner, error) {
-	s := &scanner{in: in, rootKind: map[uint32]hprof.SubTag{}, obj: objWords{wide: map[uint32]wideObj{}}, g: csr{wide: map[uint32]uint32{}}}
+	s := &scanner{in: in, rootKind: map[uint32]hprof.SubTag{}, obj: objWords{wide: map[uint32]wideObj{}}, g: domtree.Graph{Wide: map[uint32]uint32{}}}
 	ids := sortedKeys(in.Classes)
 	for _, id := range ids {
 		c := in.Classes[id]
@@ -196,8 +197,8 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 	} else if r.IDSize() != s.idSize {
 		return errf(ErrChanged, "ID size %d, was %d", r.IDSize(), s.idSize)
 	}
-	s.g.edges = s.g.edges[:cap(s.g.edges)]
-	f := s.newFiller(0, uint32(len(s.g.edges)))
+	s.g.Edges = s.g.Edges[:cap(s.g.Edges)]
+	f := s.newFiller(0, uint32(len(s.g.Edges)))
 	var dumps hprof.DumpCounter
 	found := false
 	var next int64
@@ -230,7 +231,7 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 		return errf(ErrNoDump, "heap dump %d not found", s.in.Dump)
 	}
 	if pass == 2 {
-		s.g.edges = s.g.edges[:f.pos]
+		s.g.Edges = s.g.Edges[:f.pos]
 		s.merge(f)
 	}
 	return nil
@@ -308,7 +309,7 @@ func (s *scanner) segments(ctx context.Context) error {
 	for i := range ns {
 		base[i+1] = base[i] + uint32(s.in.SegmentRefs[i])
 	}
-	s.g.edges = s.g.edges[:base[ns]]
+	s.g.Edges = s.g.Edges[:base[ns]]
 	fillers := make([]*filler, ns)
 	workers := max(1, min(runtime.GOMAXPROCS(0), ns))
 	if s.stats.Duplicates > 0 {
@@ -371,8 +372,8 @@ func (s *scanner) segments(ctx context.Context) error {
 // array.
 type filler struct {
 	s        *scanner
-	first    uint32             // start of this filler's part of s.g.edges
-	pos, lim uint32             // next free and end of this filler's part of s.g.edges
+	first    uint32             // start of this filler's part of s.g.Edges
+	pos, lim uint32             // next free and end of this filler's part of s.g.Edges
 	cls      classCache         // for classOf
 	cur      idCursor           // the last object's place in the ID index
 	wide     map[uint32]wideObj // objects whose words did not hold them
@@ -407,7 +408,7 @@ func (s *scanner) merge(f *filler) {
 		s.obj.wide[i] = o
 	}
 	for i, d := range f.deg {
-		s.g.wide[i] = d
+		s.g.Wide[i] = d
 	}
 	s.stats.References += int64(f.pos - f.first)
 	s.stats.RootRecords += f.stats.RootRecords
@@ -434,7 +435,7 @@ func (f *filler) object(id uint64, cls uint32, size int64) (uint32, bool) {
 		f.wide[i] = wideObj{cls, size}
 	}
 	s.obj.w[i] = w
-	s.g.start[i] = f.pos
+	s.g.Start[i] = f.pos
 	return i, true
 }
 
@@ -451,7 +452,7 @@ func (f *filler) ref(id uint64) {
 	if f.pos == f.lim {
 		return // more than the first pass counted: the input changed; checked later
 	}
-	f.s.g.edges[f.pos] = j
+	f.s.g.Edges[f.pos] = j
 	f.pos++
 }
 
@@ -488,7 +489,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 				}
 			}
 		}
-		s.g.setEnd(i, f.pos, &f.deg)
+		s.g.SetEnd(i, f.pos, &f.deg)
 	case hprof.ObjArrayDump:
 		cls := f.classOf(sub.ClassID)
 		i, ok := f.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(s.in.RefSize)))
@@ -498,7 +499,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 		for k := 0; k+I <= len(data); k += I {
 			f.ref(readID(data[k:], I))
 		}
-		s.g.setEnd(i, f.pos, &f.deg)
+		s.g.SetEnd(i, f.pos, &f.deg)
 	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
 		cls := s.prim[sub.ElemType]
 		if cls == noNode {
@@ -508,7 +509,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 		if !ok {
 			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
 		}
-		s.g.setEnd(i, f.pos, &f.deg)
+		s.g.SetEnd(i, f.pos, &f.deg)
 	case hprof.ClassDump:
 		cls := f.classOf(sub.Class.ID)
 		// A class object weighs nothing (see Input): it retains its
@@ -523,7 +524,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 			}
 		}
 		f.ref(sub.Class.LoaderID) // the VM's Class.classLoader, which HPROF omits from the fields
-		s.g.setEnd(i, f.pos, &f.deg)
+		s.g.SetEnd(i, f.pos, &f.deg)
 	default:
 		if !sub.Tag.IsRoot() {
 			return nil
@@ -544,7 +545,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 // finishGraph checks pass 2 against pass 1.
 func (s *scanner) finishGraph() error {
 	missing := 0
-	for _, d := range s.g.deg {
+	for _, d := range s.g.Deg {
 		if d == 0 { // see csr
 			missing++
 		}

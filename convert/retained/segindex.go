@@ -242,11 +242,11 @@ func (s *scanner) sized(ix *idIndex, dups int) error {
 		s.chooseArena(n)
 	}
 	s.obj.w = mem.Alloc[uint32](s.a, n, n)
-	s.g.start = mem.Alloc[uint32](s.a, n, n)
-	s.g.deg = mem.Alloc[uint8](s.a, n, n)
+	s.g.Start = mem.Alloc[uint32](s.a, n, n)
+	s.g.Deg = mem.Alloc[uint8](s.a, n, n)
 	// The bound counts null references too; untouched capacity costs
 	// address space, not memory (a spilled file reserves its blocks).
-	s.g.edges = mem.AllocSmall[uint32](s.a, 0, int(s.maxEdges))
+	s.g.Edges = mem.AllocSmall[uint32](s.a, 0, int(s.maxEdges))
 	for i := range s.classes {
 		if c := &s.classes[i]; c.id != 0 {
 			if node, ok := ix.lookup(c.id); ok {

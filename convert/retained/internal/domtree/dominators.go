@@ -1,135 +1,22 @@
-package retained
+package domtree
 
 import (
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"runtime"
 	"sync/atomic"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
-// dfs numbers the objects reachable from the roots in depth-first
-// preorder. Number 0 is the virtual root above every GC root; objects get
-// 1..m. It returns parent (number → number of the DFS tree parent),
-// extending the parent of an earlier call (nil for the first), and the
-// log extended by every other edge between numbered objects (see
-// edgeLog), for predecessors. An object's number takes the place of
-// where its references start (g.start), which the walk reads once, as it
-// reaches the object, and sets it in numbered; objects allowed does not
-// hold (nil: all are allowed) are not entered, and edges to them are
-// left out: they keep nothing alive. The graph's references are only
-// read, so they can be freed as soon as the numbering is done. When used
-// is set, dfs notes there the class of every object it reaches (from
-// obj). warm, when set, is told now and then how far parent and the log
-// are written.
-func dfs(a *mem.Arena, roots []uint32, g *csr, numbered, allowed bitset, parent []uint32, log edgeLog, obj *objWords, used []bool, warm *mem.Warmer) ([]uint32, edgeLog) {
-	n := len(g.start)
-	if parent == nil {
-		// Capacity for every object; pages never reached are never touched.
-		parent = mem.Alloc[uint32](a, 1, n+1)
-	}
-	type frame struct{ a, k, end uint32 }
-	var stack []frame
-	edges, starts := g.edges, g.start
-	// One loop, no closure for a visit: a closure's captured slices live
-	// in memory, and its indirect call spills every register (the walk's
-	// own work per object is a few instructions around two cache misses).
-	for _, r := range roots {
-		if numbered.has(r) {
-			continue
-		}
-		v, p := r, uint32(0) // the object to visit and its DFS parent's number
-		for {
-			a := uint32(len(parent))
-			if a&0xffff == 0 {
-				warm.Wrote(0, len(parent))
-				warm.Wrote(1, 2*len(log))
-			}
-			start, end := starts[v], g.end(v)
-			starts[v] = a
-			numbered.set(v)
-			parent = append(parent, p)
-			stack = append(stack, frame{a, start, end})
-			if used != nil {
-				obj.noteClass(used, v)
-			}
-			// On to the next object to visit, popping the objects whose
-			// references are all seen.
-			next := false
-			for len(stack) > 0 {
-				top := &stack[len(stack)-1]
-				k := top.k
-				if k >= top.end {
-					stack = stack[:len(stack)-1]
-					continue
-				}
-				top.k = k + 1
-				w := edges[k]
-				if numbered.has(w) {
-					log = log.add(top.a, starts[w])
-				} else if allowed == nil || allowed.has(w) {
-					v, p, next = w, top.a, true
-					break
-				}
-			}
-			if !next {
-				break
-			}
-		}
-	}
-	return parent, log
-}
-
-// edgeLog holds edges in DFS numbers, target in the high word and source
-// in the low one, as dfs meets them: the edges that are not DFS tree
-// edges (whose source, the target's DFS parent, is where the dominators
-// start from anyway; a second edge from the parent is no other candidate
-// either), which are a minority in a heap (bench-1g: 9.6 M of 28.6 M),
-// and the virtual root's edges to the roots. predecessors turns it into
-// the reverse graph once the forward graph is freed: the two are never
-// in memory together.
-type edgeLog []uint64
-
-// add appends the edge from number src to number dst. The log's capacity
-// is a bound on its edges, set when it is allocated.
-func (l edgeLog) add(src, dst uint32) edgeLog {
-	return append(l, uint64(dst)<<32|uint64(src))
-}
-
-// predecessors builds the reverse graph in DFS numbers, for m numbers,
-// from the edges of log: the predecessors of number a are
-// preds[off[a]:off[a+1]], in no particular order. Both arrays are in
-// small pages, to take those of the references just freed (allocSmall):
-// the dominators read them in order.
-func predecessors(a *mem.Arena, m int, log edgeLog) (off, preds []uint32) {
-	off = mem.AllocSmall[uint32](a, m+1, m+1)
-	for _, e := range log {
-		off[e>>32]++
-	}
-	// Prefix sums, shifted so off[a] is the end while filling.
-	var sum uint32
-	for a := 0; a < m; a++ {
-		sum += off[a]
-		off[a] = sum
-	}
-	off[m] = sum
-	preds = mem.AllocSmall[uint32](a, int(sum), int(sum))
-	for _, e := range log {
-		b := e >> 32
-		off[b]--
-		preds[off[b]] = uint32(e)
-	}
-	return off, preds
-}
-
-// dominators computes the immediate dominator of every DFS number with
+// Dominators computes the immediate dominator of every DFS number with
 // the semi-NCA algorithm (Georgiadis; semidominators by Lengauer–Tarjan
 // with path compression, then a walk up the DFS tree). parent is
 // overwritten (with the semidominators), and so is off: idom is off[1:]
 // (the semidominators' pass reads each offset for the last time just
 // before it keeps the parent there), for the caller to free as off.
 // idom[0] is 0. forest is the compression forest, len(parent) words
-// (see below) the caller maps (allocHot: it is used at random) and may
+// (see below) the caller maps (mem.AllocHot: it is used at random) and may
 // reuse or free afterwards; its contents on entry do not matter.
-func dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
+func Dominators(forest []uint64, parent, off, preds []uint32) (idom []uint32) {
 	m := len(parent)
 	// The compression forest: for number v, its ancestor in the low word
 	// and, in the high word, best: the smallest semidominator on v's

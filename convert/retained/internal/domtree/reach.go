@@ -1,30 +1,20 @@
-package retained
+package domtree
 
 import (
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"runtime"
 	"sync"
 	"sync/atomic"
 )
 
-// bitset is one bit per object: an eighth of a []bool, so that a walk's
-// marks for a graph of tens of millions of objects stay in the cache.
-type bitset []uint64
-
-func newBitset(a *mem.Arena, n int) bitset { return mem.AllocZeroed[uint64](a, n/64+1) }
-
-func (b bitset) has(v uint32) bool { return b[v>>6]&(1<<(v&63)) != 0 }
-func (b bitset) set(v uint32)      { b[v>>6] |= 1 << (v & 63) }
-
-// reach marks in seen what the roots reach, without changing the graph.
-// When marked is set, it is called with each object reach marks.
-func reach(roots []uint32, g *csr, seen bitset, marked func(uint32)) {
+// Reach marks in seen what the roots reach, without changing the graph.
+// When marked is set, it is called with each node Reach marks.
+func Reach(roots []uint32, g *Graph, seen Bitset, marked func(uint32)) {
 	var stack []uint32
 	for _, r := range roots {
-		if seen.has(r) {
+		if seen.Has(r) {
 			continue
 		}
-		seen.set(r)
+		seen.Set(r)
 		stack = append(stack[:0], r)
 		for len(stack) > 0 {
 			v := stack[len(stack)-1]
@@ -32,9 +22,9 @@ func reach(roots []uint32, g *csr, seen bitset, marked func(uint32)) {
 			if marked != nil {
 				marked(v)
 			}
-			for _, w := range g.out(v) {
-				if !seen.has(w) {
-					seen.set(w)
+			for _, w := range g.Out(v) {
+				if !seen.Has(w) {
+					seen.Set(w)
 					stack = append(stack, w)
 				}
 			}
@@ -42,23 +32,23 @@ func reach(roots []uint32, g *csr, seen bitset, marked func(uint32)) {
 	}
 }
 
-// reachShared is reach on every core: each walker marks with an atomic
+// ReachShared is Reach on every core: each walker marks with an atomic
 // OR (the walker whose OR set the bit goes on from the object), so the
 // walks share one bitmap and no object is taken twice. A walk is a chain
 // of cache misses (where an object's references are, then the references);
 // several walkers have several misses on the way at once. A walker whose
 // stack runs dry takes half of another's: the objects waiting at the
 // bottom of its stack, which lead to the most.
-func reachShared(roots []uint32, g *csr, seen bitset) {
+func ReachShared(roots []uint32, g *Graph, seen Bitset) {
 	workers := runtime.GOMAXPROCS(0)
 	if workers < 2 || len(seen) < 1<<12 {
-		reach(roots, g, seen, nil)
+		Reach(roots, g, seen, nil)
 		return
 	}
 	var start []uint32
 	for _, r := range roots {
-		if !seen.has(r) {
-			seen.set(r)
+		if !seen.Has(r) {
+			seen.Set(r)
 			start = append(start, r)
 		}
 	}
@@ -87,7 +77,7 @@ type walkPool struct {
 // of it to a hungry walker.
 const shareAbove = 64
 
-func (p *walkPool) walk(g *csr, seen bitset) {
+func (p *walkPool) walk(g *Graph, seen Bitset) {
 	var stack []uint32
 	for {
 		if len(stack) == 0 {
@@ -98,7 +88,7 @@ func (p *walkPool) walk(g *csr, seen bitset) {
 		}
 		v := stack[len(stack)-1]
 		stack = stack[:len(stack)-1]
-		for _, w := range g.out(v) {
+		for _, w := range g.Out(v) {
 			// Two walkers may both find w unmarked and both walk it:
 			// the second walk only finds marks already set. That race
 			// is rare; asking the OR for the word it replaced, to

@@ -1,4 +1,4 @@
-package retained
+package domtree
 
 import (
 	"math/rand/v2"
@@ -32,19 +32,14 @@ func TestReachShared(t *testing.T) {
 				}
 			}
 		}
-		g := &csr{start: make([]uint32, n), deg: make([]uint8, n), wide: map[uint32]uint32{}}
-		for v := range adj {
-			g.start[v] = uint32(len(g.edges))
-			g.edges = append(g.edges, adj[v]...)
-			g.setEnd(uint32(v), uint32(len(g.edges)), &g.wide)
-		}
+		g := build(adj)
 		var roots []uint32
 		for range 1 + round*3 {
 			roots = append(roots, uint32(rng.IntN(n)))
 		}
-		want, got := newBitset(nil, n), newBitset(nil, n)
-		reach(roots, g, want, nil)
-		reachShared(roots, g, got)
+		want, got := NewBitset(nil, n), NewBitset(nil, n)
+		Reach(roots, g, want, nil)
+		ReachShared(roots, g, got)
 		if !slices.Equal(want, got) {
 			t.Fatalf("round %d (%d objects, %d roots): the shared walk marks other objects", round, n, len(roots))
 		}
