@@ -1,8 +1,6 @@
 package retained
 
-import (
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
-)
+import "github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 
 // The totals by class: the retained sizes of each class's objects that
 // no object of the same class dominates (Result.ByClass), from the marks
@@ -111,52 +109,9 @@ func (s *scanner) classTotals(sum []int64) map[uint64]int64 {
 }
 
 // byClass sums, per class ID, the retained sizes of its objects that no
-// object of the same class dominates. Class objects are not instances of
+// object of the same class dominates, by a walk of the dominator tree
+// (cls: the classes by DFS number). Class objects are not instances of
 // their class and count for no class, as in the oracle.
 func (s *scanner) byClass(idom, cls []uint32, ret []int64) map[uint64]int64 {
-	m := len(idom)
-	// Dominator tree children, then a depth-first walk keeping a count
-	// of the open objects of each class.
-	first := mem.Alloc[uint32](s.a, m+1, m+1)
-	defer mem.Free(s.a, first)
-	for a := 1; a < m; a++ {
-		first[idom[a]]++
-	}
-	for a := 1; a <= m; a++ {
-		first[a] += first[a-1] // the end of a's children, for now
-	}
-	kids := mem.Alloc[uint32](s.a, m, m)
-	defer mem.Free(s.a, kids)
-	// Filled from the end, first[d] counts down to where d's children
-	// start, which is where d-1's end.
-	for a := m - 1; a >= 1; a-- {
-		d := idom[a]
-		first[d]--
-		kids[first[d]] = uint32(a)
-	}
-	open := make([]int32, len(s.classes))
-	sum := make([]int64, len(s.classes))
-	type frame struct{ a, k uint32 }
-	stack := []frame{{0, first[0]}}
-	for len(stack) > 0 {
-		top := len(stack) - 1
-		a, k := stack[top].a, stack[top].k
-		if k < first[a+1] {
-			stack[top].k++
-			b := kids[k]
-			if c := cls[b]; c&classObjFlag == 0 {
-				if open[c] == 0 {
-					sum[c] += ret[b]
-				}
-				open[c]++
-			}
-			stack = append(stack, frame{b, first[b]})
-			continue
-		}
-		stack = stack[:top]
-		if c := cls[a]; a != 0 && c&classObjFlag == 0 {
-			open[c]--
-		}
-	}
-	return s.classTotals(sum)
+	return s.classTotals(domtree.TopSums(s.a, idom, cls, ret, len(s.classes), classObjFlag))
 }
