@@ -1,6 +1,9 @@
 package retained
 
-import "github.com/hprof2pprof/hprof2pprof/convert/hprof"
+import (
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
+)
 
 // paths merges objects into class-level dominator paths: an object's path
 // is its immediate dominator's path plus its class, except that an
@@ -21,12 +24,12 @@ import "github.com/hprof2pprof/hprof2pprof/convert/hprof"
 //
 // The loop is one pass over the numbers in DFS order, a serial part of
 // the last phase (bench-4g: 76 M objects): its state is in locals and a
-// pathTree, not in closures, whose captured variables the compiler keeps
+// domtree.PathTree, not in closures, whose captured variables the compiler keeps
 // in memory and reloads at every use.
 func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, run []uint32, marked chan<- int) (paths []Path, names, kinds []string) {
 	m := len(idom)
 	cn := s.classNames()
-	t := newPathTree()
+	t := domtree.NewPathTree()
 	kindIdx := map[hprof.SubTag]int32{}
 	maxDepth := s.in.MaxDepth
 	obj := &d.obj
@@ -47,11 +50,11 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, ru
 				kinds = append(kinds, rootKindName(kt))
 				kindIdx[kt] = ki
 			}
-			q = t.node(t.node(0, ki), c)
+			q = t.Node(t.Node(0, ki), c)
 			top[a>>6] |= 1 << (a & 63)
 		} else {
 			p := at[dom]
-			pp := &t.nodes[p]
+			pp := &t.Nodes[p]
 			switch {
 			case pp.Class == c && pp.Depth > 1:
 				// A run goes on when the dominator is of this class
@@ -63,7 +66,7 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, ru
 				if int64(r) > pp.MaxRun {
 					pp.MaxRun = int64(r)
 				}
-			case int(pp.Depth) > maxDepth && t.onPath(p, c):
+			case int(pp.Depth) > maxDepth && t.OnPath(p, c):
 				// Past the depth cap a class already on the stack adds
 				// no frame: the stack keeps every class of the chain
 				// once, so each class's cumulative value stays exact.
@@ -71,8 +74,8 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, ru
 				q = p
 				r = 0
 			default:
-				q = t.node(p, c)
-				if !t.dup[q] {
+				q = t.Node(p, c)
+				if !t.Dup[q] {
 					top[a>>6] |= 1 << (a & 63)
 				}
 			}
@@ -83,7 +86,7 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, ru
 		}
 	}
 	marked <- m
-	return t.nodes, cn.names, kinds
+	return pathsOf(t.Nodes), cn.names, kinds
 }
 
 // classNames are the names of the classes, interned: two classes of one
@@ -120,86 +123,12 @@ func (cn *classNames) of(c uint32) int32 {
 	return cn.obj[c]
 }
 
-// pathTree is the class-level paths as paths builds them (node 0 is the
-// virtual root), and what finds a node's child of a class.
-type pathTree struct {
-	nodes []Path
-	dup   []bool // dup[i]: the class of node i names a frame above it too
-	// The child of each node last asked for: siblings in DFS order are
-	// mostly of one class, so this spares most lookups.
-	lastClass, lastChild []int32
-	child                map[uint64]int32
-	// Behind that, a direct-mapped cache of child (small enough for the
-	// processor's cache; the map's lookups were a fifth of paths).
-	cache *[1 << 14]pathSlot
-	// onPath's answers, by node and class.
-	seen map[uint64]bool
-}
-
-type pathSlot struct {
-	k uint64
-	i int32
-}
-
-func newPathTree() *pathTree {
-	return &pathTree{
-		nodes:     []Path{{Parent: -1, Class: -1}},
-		dup:       []bool{false},
-		lastClass: []int32{-1},
-		lastChild: []int32{0},
-		child:     map[uint64]int32{},
-		cache:     new([1 << 14]pathSlot),
-		seen:      map[uint64]bool{},
+// pathsOf is the tree's nodes as Paths; their objects and bytes are
+// summed apart (nodeSums).
+func pathsOf(nodes []domtree.PathNode) []Path {
+	out := make([]Path, len(nodes))
+	for i, n := range nodes {
+		out[i] = Path{Parent: n.Parent, Class: n.Class, Depth: n.Depth, MaxRun: n.MaxRun, Capped: n.Capped}
 	}
-}
-
-// node returns the child of node parent of class class (a root kind at
-// depth 1), adding it when there is none.
-func (t *pathTree) node(parent, class int32) int32 {
-	if t.lastClass[parent] == class {
-		return t.lastChild[parent]
-	}
-	return t.nodeSlow(parent, class)
-}
-
-func (t *pathTree) nodeSlow(parent, class int32) int32 {
-	k := uint64(uint32(parent))<<32 | uint64(uint32(class))
-	e := &t.cache[(k*0x9E3779B97F4A7C15)>>(64-14)]
-	i := e.i
-	if e.k != k || i == 0 {
-		var ok bool
-		if i, ok = t.child[k]; !ok {
-			i = int32(len(t.nodes))
-			t.nodes = append(t.nodes, Path{Parent: parent, Class: class, Depth: t.nodes[parent].Depth + 1, MaxRun: 1})
-			t.dup = append(t.dup, t.onStack(parent, class))
-			t.lastClass, t.lastChild = append(t.lastClass, -1), append(t.lastChild, 0)
-			t.child[k] = i
-		}
-		e.k, e.i = k, i
-	}
-	t.lastClass[parent], t.lastChild[parent] = class, i
-	return i
-}
-
-// onStack reports whether class c names a frame of node p's stack (below
-// the root kind).
-func (t *pathTree) onStack(p, c int32) bool {
-	for j := p; t.nodes[j].Depth > 1; j = t.nodes[j].Parent {
-		if t.nodes[j].Class == c {
-			return true
-		}
-	}
-	return false
-}
-
-// onPath is onStack for every object past the depth cap: its answers are
-// kept per node.
-func (t *pathTree) onPath(p, c int32) bool {
-	k := uint64(uint32(p))<<32 | uint64(uint32(c))
-	if v, ok := t.seen[k]; ok {
-		return v
-	}
-	found := t.onStack(p, c)
-	t.seen[k] = found
-	return found
+	return out
 }
