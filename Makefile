@@ -27,8 +27,10 @@ lint:
 test: backends vet
 	go test ./...
 	@if [ -f /usr/include/libdeflate.h ]; then echo "== convert with -tags libdeflate"; go vet -tags libdeflate ./convert/ && go test -tags libdeflate ./convert/; fi
-	@if command -v qemu-aarch64-static >/dev/null; then echo "== convert/retained as arm64 code (its assembly), under qemu"; \
-		mkdir -p .cache && GOARCH=arm64 go test -c -o .cache/retained-arm64.test ./convert/retained && (cd convert/retained && qemu-aarch64-static ../../.cache/retained-arm64.test); \
+	@if command -v qemu-aarch64-static >/dev/null; then echo "== convert/retained and its sub-packages (the assembly in internal/mem) as arm64 code, under qemu"; \
+		mkdir -p .cache && for p in retained retained/internal/mem retained/internal/domtree; do \
+			GOARCH=arm64 go test -c -o .cache/retained-arm64.test ./convert/$$p && (cd convert/$$p && qemu-aarch64-static $(CURDIR)/.cache/retained-arm64.test) || exit 1; \
+		done; \
 	else echo "== arm64 tests skipped: no qemu-aarch64-static (scripts/setup-qemu.sh)"; fi
 	bash scripts/lint.sh
 

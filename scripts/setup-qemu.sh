@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs qemu's user-mode emulator for arm64 (Debian qemu-user-static),
 # so `make test` also runs the tests of the packages with assembly
-# (convert/retained's prefetch hints) as arm64 code. Without it that step
+# (the prefetch hints of convert/retained/internal/mem) as arm64 code. Without it that step
 # is skipped with a message; nothing else needs it.
 set -euo pipefail
 if command -v qemu-aarch64-static >/dev/null; then
