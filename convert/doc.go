@@ -36,7 +36,13 @@
 //   - convert/internal/describe: the writer guess and notes of `info`;
 //   - convert/graph: the model, its invariants (Validate), the canonical
 //     sample order;
-//   - convert/retained: the object graph and dominator tree.
+//   - convert/retained: the object graph of a heap dump (built from
+//     its records) and the retained view; its algorithms on plain
+//     slices (dominators, reachability, DFS numbering, class paths) in
+//     convert/retained/internal/domtree, its memory (arenas, mapped
+//     files, prefetch) in convert/retained/internal/mem;
+//   - internal/sysmem: the memory this process may use (cgroup limit,
+//     /proc/meminfo).
 //
 // In this package: input.go picks the decoder for an input, binary.go
 // reads a binary input's records, heapdump.go and parallel.go send heap
