@@ -26,6 +26,12 @@
 //
 // Memory: the graph lives in flat arrays indexed by a dense object number
 // (see docs/retained.md for the bytes per object and per reference).
+//
+// Layers: this package builds the graph from the dump's records and
+// turns the dominator tree into the view; the graph algorithms, which
+// know node numbers and edges only, are in internal/domtree, and where
+// the big arrays come from (anonymous memory or mapped files) in
+// internal/mem.
 package retained
 
 import (

@@ -546,7 +546,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 func (s *scanner) finishGraph() error {
 	missing := 0
 	for _, d := range s.g.Deg {
-		if d == 0 { // see csr
+		if d == 0 { // see domtree.Graph
 			missing++
 		}
 	}
