@@ -2,8 +2,6 @@ package retained
 
 import (
 	"context"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/bits"
 	"runtime"
 	"runtime/debug"
@@ -12,6 +10,8 @@ import (
 	"sync/atomic"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
 // analyse turns the graph into the dominator tree, retained sizes and the
@@ -24,9 +24,9 @@ import (
 func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	s.phase("strong reach")
 	// Beside strong reach (whose first walk takes every core,
-	// domtree.ReachShared), what the first pass and the filling left behind goes
-	// back to the system (the arrays to come are mapped apart from the Go
-	// heap).
+	// domtree.ReachShared), what the first pass and the filling left
+	// behind goes back to the system (the arrays to come are mapped apart
+	// from the Go heap).
 	released := make(chan struct{})
 	go func() {
 		defer close(released)
@@ -399,9 +399,9 @@ func (s *scanner) strongReach() domtree.Bitset {
 }
 
 // classRoots are the class objects not reached yet (numbered, allowed:
-// see domtree.DFS) whose class has a reached object (used, as number notes it): the
-// oracle reaches them through its objects but no reference holds them,
-// so they hang from the virtual root.
+// see domtree.DFS) whose class has a reached object (used, as number
+// notes it): the oracle reaches them through its objects but no
+// reference holds them, so they hang from the virtual root.
 func (s *scanner) classRoots(numbered, allowed domtree.Bitset, used []bool) []uint32 {
 	var extra []uint32
 	for i, c := range s.classes {

@@ -1,9 +1,10 @@
 package retained
 
 import (
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/bits"
 	"slices"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
 // idIndex maps object IDs to dense object numbers: the rank of the ID in

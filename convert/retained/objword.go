@@ -1,10 +1,11 @@
 package retained
 
 import (
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 	"math/bits"
 	"runtime"
 	"sync"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 )
 
 // The class and the shallow size of an object share one 32-bit word,

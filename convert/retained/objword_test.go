@@ -1,9 +1,10 @@
 package retained
 
 import (
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 )
 
 // TestNoteSeen checks the classes noted in one pass (split between the

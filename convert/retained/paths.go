@@ -24,8 +24,8 @@ import (
 //
 // The loop is one pass over the numbers in DFS order, a serial part of
 // the last phase (bench-4g: 76 M objects): its state is in locals and a
-// domtree.PathTree, not in closures, whose captured variables the compiler keeps
-// in memory and reloads at every use.
+// domtree.PathTree, not in closures, whose captured variables the
+// compiler keeps in memory and reloads at every use.
 func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, run []uint32, marked chan<- int) (paths []Path, names, kinds []string) {
 	m := len(idom)
 	cn := s.classNames()

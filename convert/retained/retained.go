@@ -38,12 +38,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
-	"github.com/hprof2pprof/hprof2pprof/internal/sysmem"
 	"io"
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
+	"github.com/hprof2pprof/hprof2pprof/internal/sysmem"
 )
 
 // Sentinel errors.

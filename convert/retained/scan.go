@@ -4,14 +4,14 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"io"
 	"math"
 	"runtime"
 	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
 // classObjFlag marks an object that is a class object (CLASS DUMP): its

@@ -1,9 +1,10 @@
 package retained
 
 import (
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/bits"
 	"slices"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
 // SegmentIDs are the object IDs of one segment as the caller's pass

@@ -2,13 +2,13 @@ package retained
 
 import (
 	"context"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
 // indexSegments builds the ID index from the in-memory segments: the

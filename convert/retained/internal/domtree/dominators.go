@@ -103,7 +103,7 @@ type semiEval struct {
 	// goroutine doing all. (The paths may end up compressed differently,
 	// as each half stops at a semidominator of 0, which no evaluation
 	// can tell: a path's answer is the same, shortcut or not.) A word
-	// must only be written whole, in one store, which storeShared does
+	// must only be written whole, in one store, which mem.StoreShared does
 	// (Go's own stores are that too, but the Go memory model gives a
 	// racing program no such promise).
 	shared bool
@@ -119,7 +119,7 @@ func (e *semiEval) semi(ps []uint32, w, s uint32) uint32 {
 	// predecessors' forest words. While one batch is evaluated, the
 	// words of the batch after next and the ancestors' words of the
 	// next one are prefetched (without waiting for them: see
-	// prefetchIndexed): bench-1g 0.43 → 0.38–0.40 s, bench-4g
+	// mem.PrefetchWords): bench-1g 0.43 → 0.38–0.40 s, bench-4g
 	// 1.81 → 1.59–1.71 s.
 	// Prefetching ahead across numbers, or all of a long list at once,
 	// was slower: a compression path's deeper steps miss anyway, and

@@ -41,7 +41,7 @@ type Arena struct {
 	live   int64
 	err    error // first mapping failure: arrays then come from the heap
 
-	hot hotRoom // a spilling Arena's allowance for arrays used at random (AllocHot)
+	hot hotRoom // a spilling arena's allowance for arrays used at random (AllocHot)
 
 	stop chan struct{} // ends the flusher
 	done chan struct{}

@@ -97,8 +97,8 @@ func goHeld() int64 {
 // the hot arrays and the Go runtime's memory together keep to three
 // quarters of the limit: neither can be paged out without swap, and the
 // last quarter holds the page cache the files are worked through. That
-// is more than the quarter of the limit the whole graph's estimate is
-// held against (convert/retained decides so), and more than a budget the user gave,
+// is more than the quarter of the limit that convert/retained holds the
+// whole graph's estimate against, and more than a budget the user gave,
 // which the hot arrays keep to, as they do elsewhere.
 func hotRoomFor(budget, cg int64, given bool) hotRoom {
 	switch {

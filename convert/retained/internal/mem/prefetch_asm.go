@@ -21,7 +21,7 @@ func prefetchIndexed(base *uint64, idx []uint32, above uint32, link bool)
 const CanStoreShared = true
 
 // StoreShared writes x to *p in one store instruction, which another
-// goroutine may read at the same time (see semiEval.shared): a plain
+// goroutine may read at the same time (see domtree's semiEval.shared): a plain
 // store, where sync/atomic's would wait for every earlier load and
 // store, cache misses included. prefetch_amd64.s, prefetch_arm64.s.
 //
