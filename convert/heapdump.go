@@ -30,6 +30,7 @@ func (d *binDecoder) env() heapdump.Env { return heapEnv{d} }
 
 func (d *binDecoder) newHeapDump(index int) *heapdump.Dump {
 	h := heapdump.New(index, d.r.IDSize(), d.newObjAgg())
+	h.Evidence.Version = d.g.Source.Version
 	d.trackHeaps(h, h.Agg)
 	if d.opts.asks(graph.ViewRetained) {
 		h.Noted = &retained.NotedIDs{}

