@@ -265,9 +265,6 @@ func (d *binDecoder) describe() {
 		Heap: d.lastHeap, Env: d.env(), MappingClasses: -1, Renamed: d.names.Renamed(),
 		RepeatedLoads: d.sym.RepeatedLoads, ClassName: d.sym.ClassName,
 	}
-	if d.lastHeap != nil {
-		f.Ref, f.RefWhy = d.oopSize(d.lastHeap)
-	}
 	if d.opts.Mapping != nil {
 		f.MappingClasses = d.opts.Mapping.Len()
 	}

@@ -17,7 +17,12 @@
 //   - a frame is named: convert/internal/frames/frames.go (trace serial →
 //     stack of Java-named frames, R8 retracing);
 //   - a class is named: convert/javaname/javaname.go;
-//   - an object is sized: convert/heapsize/heapsize.go;
+//   - a class layout is made: convert/internal/layout/layout.go (one
+//     table per dump: field offsets, reference slots, named fields,
+//     flattened over the super chain; java.lang.String values decoded in
+//     strings.go beside it);
+//   - an object is sized: convert/heapsize/heapsize.go (the size model,
+//     decided once per dump by heapsize.Decide);
 //   - a view is built: cpu.go, alloc.go, heap.go, threads.go and
 //     retained.go here (text reports: convert/text/build.go);
 //   - a pprof sample is made: pprofout/pprofout.go.
@@ -31,8 +36,8 @@
 //     sub-records, tags, the symbol tables (hprof.Symbols), record bodies
 //     as io.ReaderAt windows for random access (hprof.Segment);
 //   - convert/internal/heapdump: what one heap dump's objects add up to
-//     (per-class counts, class layouts, the parallel span scan, thread
-//     names recovered from String objects);
+//     (per-class counts, the evidence of its size model, the parallel
+//     span scan, thread names recovered from String objects);
 //   - convert/internal/describe: the writer guess and notes of `info`;
 //   - convert/graph: the model, its invariants (Validate), the canonical
 //     sample order;

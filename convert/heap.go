@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
-	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 )
 
@@ -15,7 +14,7 @@ func (d *binDecoder) buildHeap() {
 		return
 	}
 	g := d.g
-	oop, why := d.oopSize(h)
+	m := h.Model
 	v := graph.NewHeapView()
 	v.Time = g.Source.Time
 	agg := graph.NewAggregator(v)
@@ -28,7 +27,7 @@ func (d *binDecoder) buildHeap() {
 		case k.Prim != 0:
 			class = k.Prim.JavaName() + "[]"
 		default:
-			if _, ok := h.Classes[k.Class]; !ok {
+			if !h.Classes.Has(k.Class) {
 				dropped += a.Count
 				return
 			}
@@ -39,11 +38,11 @@ func (d *binDecoder) buildHeap() {
 			}
 		}
 		if a.IsArray {
-			size = a.ArrBytes[heapsize.Model(oop, h.Compact)]
+			size = a.ArrBytes[m.Candidate()]
 		} else {
 			is, ok := sizes[k.Class]
 			if !ok {
-				is = d.instanceSize(h, k.Class, oop)
+				is = h.InstanceSize(d.env(), m, k.Class)
 				sizes[k.Class] = is
 			}
 			size = is * a.Count
@@ -67,10 +66,9 @@ func (d *binDecoder) buildHeap() {
 		g.Soft.Add(graph.SoftObjectsMissingClassDump, "", dropped)
 	}
 	g.SortSamples(v)
-	hdr := d.header(h, oop)
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("heap dump %d of %d: %d objects, %d bytes (shallow)", h.Index, d.dumps, objects, bytes),
-		heapsize.Describe(heapsize.WrittenSizes(h.ObjectSize, d.opts.HeaderSize, d.opts.RefSize), h.ObjectSize, oop, hdr, why, h.Compact && d.opts.HeaderSize <= 0))
+		m.Describe())
 	if !h.Complete {
 		v.Comments = append(v.Comments, "incomplete heap dump: the input ended inside it")
 	}

@@ -30,6 +30,7 @@ func (d *binDecoder) env() heapdump.Env { return heapEnv{d} }
 
 func (d *binDecoder) newHeapDump(index int) *heapdump.Dump {
 	h := heapdump.New(index, d.r.IDSize(), d.newObjAgg())
+	h.Evidence.Version = d.g.Source.Version
 	d.trackHeaps(h, h.Agg)
 	if d.opts.asks(graph.ViewRetained) {
 		h.Noted = &retained.NotedIDs{}
@@ -111,15 +112,16 @@ func (d *binDecoder) endDump(ctx context.Context) error {
 	return nil
 }
 
-// newObjAgg starts counting objects with this input's size model
-// (heapsize.Array), array bytes summed under every model the dump may
-// turn out to have (heapsize.Models: reference size, compact headers).
+// newObjAgg starts counting objects, array bytes summed under every
+// size model the dump may turn out to have (heapsize.Candidates:
+// reference size, compact headers).
 func (d *binDecoder) newObjAgg() *heapdump.Agg {
-	var hdr [heapsize.Models]int64
-	for m := range hdr {
-		hdr[m] = int64(heapsize.Header(d.r.IDSize(), heapsize.ModelRef(m), heapsize.ModelCompact(m), d.opts.HeaderSize))
-	}
-	return heapdump.NewAgg(d.r.IDSize(), hdr, d.traceHasFrames)
+	return heapdump.NewAgg(d.r.IDSize(), heapsize.Candidates(d.r.IDSize(), d.overrides()), d.traceHasFrames)
+}
+
+// overrides are the user's settings of the size model.
+func (d *binDecoder) overrides() heapsize.Overrides {
+	return heapsize.Overrides{Ref: d.opts.RefSize, Header: d.opts.HeaderSize}
 }
 
 // traceHasFrames reports whether a STACK TRACE serial names frames.
@@ -128,16 +130,10 @@ func (d *binDecoder) traceHasFrames(serial uint32) bool {
 	return ok && len(t.Frames) > 0
 }
 
-// header is the object header size of dump h for a reference size
-// (heapsize.Header), unless the user set it.
-func (d *binDecoder) header(h *heapdump.Dump, oop int) int {
-	return heapsize.Header(d.r.IDSize(), oop, h.Compact, d.opts.HeaderSize)
-}
-
-// finishDump resolves what the chosen dump's names need and counts its
-// sub-records.
+// finishDump decides the chosen dump's size model, resolves what its
+// names need and counts its sub-records.
 func (d *binDecoder) finishDump(h *heapdump.Dump) {
-	h.Finish(d.env())
+	h.Finish(d.env(), d.overrides())
 	for tag, n := range h.Subs {
 		if n > 0 {
 			d.g.Source.Records[hprof.SubTag(tag).String()] += n
@@ -157,15 +153,4 @@ func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.R
 	if n := d.lastHeap.ResolveNames(ctx, d.env(), reopen, at); n > 0 {
 		d.g.Soft.Add(graph.SoftThreadNamesUnresolved, "", int64(n))
 	}
-}
-
-// oopSize picks the reference size (heapsize.RefSize).
-func (d *binDecoder) oopSize(h *heapdump.Dump) (int, string) {
-	return heapsize.RefSize(d.opts.RefSize, h.IDSize, h.OopGuess, h.OopSource)
-}
-
-// instanceSize is the shallow size of an instance of cls.
-func (d *binDecoder) instanceSize(h *heapdump.Dump, cls uint64, oop int) int64 {
-	written := heapsize.WrittenSizes(h.ObjectSize, d.opts.HeaderSize, d.opts.RefSize)
-	return h.InstanceSize(d.env(), cls, d.header(h, oop), oop, written)
 }

@@ -9,7 +9,6 @@ import (
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
-	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heaprows"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
@@ -28,7 +27,7 @@ func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) 
 // adds the retained view.
 func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCloser, error)) {
 	h := d.lastHeap
-	if h == nil || len(h.Classes) == 0 {
+	if h == nil || h.Classes.Len() == 0 {
 		return
 	}
 	g := d.g
@@ -38,17 +37,15 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 		g.SoftFail(graph.SoftRetainedNeedsFile)
 		return
 	}
-	oop, _ := d.oopSize(h)
 	probe := testhooks.From(ctx).Retained
 	in := retained.Input{
-		Open:      reopen,
-		Dump:      h.Index,
-		Classes:   make(map[uint64]*retained.Class, len(h.Classes)),
-		FieldName: func(id uint64) string { return d.sym.Strings[id] },
-		// The heap view's array model: data bytes of elements.
-		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(h, oop)), data, 1) },
-		RefSize:   oop,
-		KeepIDs:   probe != nil || (d.opts.Objects != nil && d.opts.Objects.Object != nil),
+		Open:       reopen,
+		Dump:       h.Index,
+		Layouts:    h.Classes,
+		Names:      d.env(),
+		ClassNames: make(map[uint64]string, h.Classes.Len()),
+		Model:      h.Model,
+		KeepIDs:    probe != nil || (d.opts.Objects != nil && d.opts.Objects.Object != nil),
 	}
 	switch {
 	case d.opts.RetainedMemory != 0:
@@ -64,12 +61,13 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	}
 	f, _ := d.file.(*os.File)
 	h.FeedRetained(&in, f, d.mapSpans, d.r.IDSize(), testhooks.From(ctx).RetainedFeed)
-	for id, c := range h.Classes {
+	for _, id := range h.Classes.IDs() {
 		name := d.sym.ClassName[id]
 		if name == "" {
 			name = fmt.Sprintf("unknown-class-0x%x", id)
 		}
-		in.Classes[id] = &retained.Class{Name: name, Super: c.Super, Fields: c.Fields, Size: d.instanceSize(h, id, oop)}
+		in.ClassNames[id] = name
+		h.InstanceSize(d.env(), h.Model, id) // counts a broken class chain, as the heap view does
 	}
 	if d.opts.Progress != nil {
 		total := g.Source.Bytes
@@ -98,7 +96,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	}
 	byName := map[string]int64{}
 	for id, b := range res.ByClass {
-		byName[in.Classes[id].Name] += b
+		byName[in.ClassNames[id]] += b
 	}
 	g.RetainedByClass = make([]graph.ClassRetained, 0, len(byName))
 	for _, k := range slices.Sorted(maps.Keys(byName)) {
@@ -108,17 +106,16 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	v.Time = g.Source.Time
 	g.SortSamples(v)
 	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
-		h.Index, d.dumps, oop))
+		h.Index, d.dumps, h.Model.Ref()))
 	g.AddView(v)
 }
 
 // writeObjects reads the chosen dump again for Options.Objects (internal/heaprows).
 func (d *binDecoder) writeObjects(ctx context.Context, reopen func() (io.ReadCloser, error)) error {
 	h := d.lastHeap
-	in := &heaprows.Input{Reopen: reopen, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }, Progress: d.opts.Progress, Before: d.g.Source.Bytes}
+	in := &heaprows.Input{Reopen: reopen, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), Env: d.env(), Progress: d.opts.Progress, Before: d.g.Source.Bytes}
 	if h != nil {
-		in.Oop, _ = d.oopSize(h)
-		in.Header, in.Retained, in.InstanceSize = int64(d.header(h, in.Oop)), h.Retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }
+		in.Retained = h.Retained
 	}
 	return heaprows.Write(ctx, in)
 }

@@ -111,9 +111,9 @@ func TestModel(t *testing.T) {
 	seen := map[int]bool{}
 	for _, ref := range []int{4, 8} {
 		for _, compact := range []bool{false, true} {
-			m := Model(ref, compact)
+			m := candidate(ref, compact)
 			if m < 0 || m >= Models || seen[m] || ModelRef(m) != ref || ModelCompact(m) != compact {
-				t.Errorf("Model(%d, %v) = %d: ref %d, compact %v", ref, compact, m, ModelRef(m), ModelCompact(m))
+				t.Errorf("candidate(%d, %v) = %d: ref %d, compact %v", ref, compact, m, ModelRef(m), ModelCompact(m))
 			}
 			seen[m] = true
 		}

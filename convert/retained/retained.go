@@ -21,8 +21,8 @@
 //   - Objects no root reaches get no retained size and are not in the
 //     view (its comments say how many there were).
 //
-// Sizes come from the caller (the heap view's size model): this package
-// has no size model of its own.
+// Sizes are taken in the caller's size model (Input.Model, the heap
+// view's), over the dump's class layouts (Input.Layouts).
 //
 // Memory: the graph lives in flat arrays indexed by a dense object number
 // (see docs/retained.md for the bytes per object and per reference).
@@ -39,9 +39,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 
+	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	lay "github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"github.com/hprof2pprof/hprof2pprof/internal/sysmem"
 )
@@ -57,15 +58,6 @@ var (
 	// first (the file changed between passes).
 	ErrChanged = errors.New("retained: input changed between passes")
 )
-
-// Class is what the caller knows of a class from its CLASS DUMP and the
-// size model.
-type Class struct {
-	Name   string            // Java name: "java.util.HashMap$Node", "int[]"
-	Super  uint64            // super class object ID, 0 for none
-	Fields []hprof.FieldDecl // own instance fields, in dump order
-	Size   int64             // instance size in the heap view's model
-}
 
 // Input describes one heap dump to analyse.
 type Input struct {
@@ -100,15 +92,14 @@ type Input struct {
 	// converter counts them (a HEAP DUMP record, or HEAP DUMP SEGMENTs up
 	// to HEAP DUMP END).
 	Dump int
-	// Classes maps class object IDs to their classes (every CLASS DUMP).
-	Classes map[uint64]*Class
-	// FieldName names a field from its name string ID.
-	FieldName func(nameID uint64) string
-	// ArraySize is the shallow size of an array whose elements take
-	// data bytes (references at the model's reference size).
-	ArraySize func(data int64) int64
-	// RefSize is the model's reference size, for object array data.
-	RefSize int
+	// Layouts are the dump's class layouts (every CLASS DUMP), Names
+	// names their fields, and ClassNames names each of their classes
+	// (Java names: "java.util.HashMap$Node").
+	Layouts    *lay.Table
+	Names      lay.Names
+	ClassNames map[uint64]string
+	// Model sizes the objects (the heap view's size model).
+	Model heapsize.Model
 	// KeepIDs keeps the object ID index after the analysis, so Retained
 	// can answer per-object queries (tests; costs 8 bytes per object).
 	KeepIDs bool
@@ -477,15 +468,6 @@ const (
 	classRootKind    hprof.SubTag = 0x00
 	severalRootsKind hprof.SubTag = 0xF0
 )
-
-func sortedKeys[M ~map[uint64]V, V any](m M) []uint64 {
-	ks := make([]uint64, 0, len(m))
-	for k := range m {
-		ks = append(ks, k)
-	}
-	slices.Sort(ks)
-	return ks
-}
 
 func errf(sentinel error, format string, args ...any) error {
 	return fmt.Errorf("%w: "+format, append([]any{sentinel}, args...)...)

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	lay "github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
@@ -17,10 +18,6 @@ import (
 // classObjFlag marks an object that is a class object (CLASS DUMP): its
 // class number is then the class it stands for.
 const classObjFlag uint32 = 1 << 31
-
-// maxSuperChain bounds walks up the super class chain (a cycle in a
-// damaged dump must not hang us).
-const maxSuperChain = 256
 
 // layout is what the scanner needs of a class.
 type layout struct {
@@ -77,10 +74,12 @@ type scanner struct {
 
 func newScanner(in Input) (*scanner, error) {
 	s := &scanner{in: in, rootKind: map[uint32]hprof.SubTag{}, obj: objWords{wide: map[uint32]wideObj{}}, g: domtree.Graph{Wide: map[uint32]uint32{}}}
-	ids := sortedKeys(in.Classes)
+	var ids []uint64
+	if in.Layouts != nil {
+		ids = in.Layouts.IDs()
+	}
 	for _, id := range ids {
-		c := in.Classes[id]
-		s.classes = append(s.classes, layout{id: id, name: c.Name, size: c.Size, node: noNode, referent: -1})
+		s.classes = append(s.classes, layout{id: id, name: in.ClassNames[id], node: noNode, referent: -1})
 	}
 	s.classIx = newClassHash(ids)
 	for i := range s.prim {
@@ -110,45 +109,36 @@ func newScanner(in Input) (*scanner, error) {
 	return s, nil
 }
 
-// setLayouts computes field offsets once the ID size is known.
+// setLayouts takes each class's reference slots and size from the
+// dump's class layouts. The referent of a Reference (classes named in
+// referenceClasses, and their subclasses) is set apart.
 func (s *scanner) setLayouts() {
 	for i := range s.classes {
 		c := &s.classes[i]
 		if c.id == 0 {
 			continue
 		}
+		l := s.in.Layouts.Layout(s.in.Names, c.id)
+		c.size, c.payload, c.refs = l.Instance(s.in.Model), l.Payload, l.Refs
 		weak := false
-		for id, n := c.id, 0; id != 0 && n < maxSuperChain; n++ {
-			k := s.in.Classes[id]
-			if k == nil {
-				break
-			}
-			if referenceClasses[k.Name] {
-				weak = true
-				break
-			}
-			id = k.Super
+		s.in.Layouts.Chain(c.id, func(id uint64, _ *lay.Class) bool {
+			weak = referenceClasses[s.in.ClassNames[id]]
+			return !weak
+		})
+		if !weak {
+			continue
 		}
-		off := 0
-		for id, n := c.id, 0; id != 0 && n < maxSuperChain; n++ {
-			k := s.in.Classes[id]
-			if k == nil {
-				break
+		c.refs = nil
+		for _, f := range l.Fields {
+			switch {
+			case f.Type != hprof.TypeObject:
+			case f.Name == "referent":
+				c.skipped++
+				c.referent = f.Off
+			default:
+				c.refs = append(c.refs, f.Off)
 			}
-			for _, f := range k.Fields {
-				if f.Type == hprof.TypeObject {
-					if weak && s.in.FieldName(f.NameID) == "referent" {
-						c.skipped++
-						c.referent = int32(off)
-					} else {
-						c.refs = append(c.refs, int32(off))
-					}
-				}
-				off += f.Type.Size(s.idSize)
-			}
-			id = k.Super
 		}
-		c.payload = off
 	}
 }
 
@@ -492,7 +482,7 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 		s.g.SetEnd(i, f.pos, &f.deg)
 	case hprof.ObjArrayDump:
 		cls := f.classOf(sub.ClassID)
-		i, ok := f.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(s.in.RefSize)))
+		i, ok := f.object(sub.ID, cls, s.in.Model.RefArray(int64(sub.Length)))
 		if !ok {
 			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
 		}
@@ -505,16 +495,16 @@ func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
 		if cls == noNode {
 			cls = s.unknown
 		}
-		i, ok := f.object(sub.ID, cls, s.in.ArraySize(int64(sub.Length)*int64(sub.ElemType.Size(I))))
+		i, ok := f.object(sub.ID, cls, s.in.Model.Array(int64(sub.Length), int64(sub.ElemType.Size(I))))
 		if !ok {
 			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
 		}
 		s.g.SetEnd(i, f.pos, &f.deg)
 	case hprof.ClassDump:
 		cls := f.classOf(sub.Class.ID)
-		// A class object weighs nothing (see Input): it retains its
+		// A class object weighs what the model says (nothing): it retains its
 		// statics and, through the loader edge, may hold its loader.
-		i, ok := f.object(sub.Class.ID, cls|classObjFlag, 0)
+		i, ok := f.object(sub.Class.ID, cls|classObjFlag, s.in.Model.ClassObject())
 		if !ok {
 			return errf(ErrChanged, "class 0x%x at byte %d", sub.Class.ID, sub.Offset)
 		}

@@ -21,12 +21,10 @@ type Facts struct {
 	Control *hprof.ControlSettings
 	Sites   *hprof.AllocSites
 	Summary *hprof.HeapSummary
-	// Heap is the dump the heap view is taken from (nil: none); Ref and
-	// RefWhy its reference size and why; Env names its heaps.
-	Heap   *heapdump.Dump
-	Ref    int
-	RefWhy string
-	Env    heapdump.Env
+	// Heap is the dump the heap view is taken from (nil: none; its size
+	// model gives the reference size and why); Env names its heaps.
+	Heap *heapdump.Dump
+	Env  heapdump.Env
 	// MappingClasses is the size of the --mapping (-1: none); Renamed
 	// how many class names in the file it changed.
 	MappingClasses int
@@ -64,8 +62,7 @@ func Describe(d Facts) {
 			d.Summary.LiveBytes, d.Summary.LiveInstances, d.Summary.AllocBytes, d.Summary.AllocInstances))
 	}
 	if h := d.Heap; h != nil {
-		oop, why := d.Ref, d.RefWhy
-		s.Notes = append(s.Notes, fmt.Sprintf("reference size %d bytes (%s)", oop, why))
+		s.Notes = append(s.Notes, fmt.Sprintf("reference size %d bytes (%s)", h.Model.Ref(), h.Model.RefWhy()))
 	}
 	describeQuirks(d)
 }
@@ -106,8 +103,8 @@ func describeQuirks(d Facts) {
 	if h == nil {
 		return
 	}
-	if h.NewSizeModel() {
-		note("CLASS DUMP instance sizes are object sizes (java.lang.Object: %d bytes), as Android writes them: instance sizes taken as written", h.ObjectSize)
+	if h.Model.SizesInDump() {
+		note("CLASS DUMP instance sizes are object sizes (java.lang.Object: %d bytes), as Android writes them: instance sizes taken as written", h.Model.ObjectSize())
 	}
 	if len(h.Heaps.NameIDs) > 0 {
 		objs := make([]int64, len(h.Heaps.NameIDs)+1)
@@ -127,7 +124,7 @@ func describeQuirks(d Facts) {
 	// Class names defined more than once (two class loaders), and LOAD
 	// CLASS records without a CLASS DUMP.
 	byName := map[string]int{}
-	for id := range h.Classes {
+	for _, id := range h.Classes.IDs() {
 		if n, ok := d.ClassName[id]; ok {
 			byName[n]++
 		}
@@ -145,7 +142,7 @@ func describeQuirks(d Facts) {
 	}
 	undumped := 0
 	for id := range d.ClassName {
-		if _, ok := h.Classes[id]; !ok {
+		if !h.Classes.Has(id) {
 			undumped++
 		}
 	}

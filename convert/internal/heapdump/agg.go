@@ -21,7 +21,7 @@ type Key struct {
 // they are summed for both candidates (4 and 8 bytes).
 type Acc struct {
 	Count    int64
-	ArrBytes [heapsize.Models]int64 // by size model (heapsize.Model)
+	ArrBytes [heapsize.Models]int64 // by candidate size model (heapsize.Candidates)
 	IsArray  bool
 	// thread caches whether the class is java.lang.Thread or a subclass
 	// (threadYes/threadNo), once its class chain is known; the streaming
@@ -42,7 +42,7 @@ const (
 // for runs of the same class; primitive arrays by element type.
 type Agg struct {
 	idSize     int
-	header     [heapsize.Models]int64 // object header of each size model (heapsize.Model)
+	models     [heapsize.Models]heapsize.Model // the candidates (heapsize.Candidates)
 	byClass    *classTable
 	byTrace    map[Key]*Acc // objects whose trace names frames (hprof agent dumps)
 	prims      [16]*Acc     // primitive arrays without such a trace, by element type
@@ -57,10 +57,12 @@ type Agg struct {
 	heaps *Heaps
 }
 
-func NewAgg(idSize int, header [heapsize.Models]int64, hasFrames func(uint32) bool) *Agg {
+// NewAgg starts counting objects of a dump with IDs of idSize bytes,
+// array bytes summed under each candidate size model.
+func NewAgg(idSize int, models [heapsize.Models]heapsize.Model, hasFrames func(uint32) bool) *Agg {
 	return &Agg{
 		idSize:    idSize,
-		header:    header,
+		models:    models,
 		byClass:   newClassTable(),
 		byTrace:   map[Key]*Acc{},
 		hasFrames: hasFrames,
@@ -114,7 +116,7 @@ func (a *Agg) objArray(class uint64, trace uint32, n uint32) {
 	acc.IsArray = true
 	acc.Count++
 	for m := range acc.ArrBytes {
-		acc.ArrBytes[m] += heapsize.Array(a.header[m], int64(n), int64(heapsize.ModelRef(m)))
+		acc.ArrBytes[m] += a.models[m].RefArray(int64(n))
 	}
 }
 
@@ -139,7 +141,7 @@ func (a *Agg) primArray(t hprof.BasicType, trace uint32, n uint32) {
 	acc.Count++
 	elem := int64(t.Size(a.idSize))
 	for m := range acc.ArrBytes {
-		acc.ArrBytes[m] += heapsize.Array(a.header[m], int64(n), elem)
+		acc.ArrBytes[m] += a.models[m].Array(int64(n), elem)
 	}
 }
 

@@ -1,8 +1,9 @@
 // Package heapdump aggregates the objects of one heap dump: it counts
 // them per class (per allocation trace and Android heap where those
-// exist) without keeping any object, records the class layouts the size
-// model needs, and recovers thread names from the thread objects and
-// Strings of the dump.
+// exist) without keeping any object, adds its CLASS DUMPs to its class
+// layout table (internal/layout), gathers the evidence its size model is
+// decided from (heapsize.Decide), and recovers thread names from the
+// thread objects and Strings of the dump.
 //
 // A dump is read either as a stream of sub-records (Dump.Sub) or, for
 // plain files, as spans parsed in parallel (ScanSpan, merged with

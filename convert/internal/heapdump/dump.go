@@ -2,24 +2,14 @@ package heapdump
 
 import (
 	"context"
-	"encoding/binary"
 	"io"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
-
-// Class is what a CLASS DUMP says about a class's instance layout.
-type Class struct {
-	Super  uint64
-	Loader uint64
-	Fields []hprof.FieldDecl // own instance fields, in dump order
-	Refs   int               // own reference fields
-	Prims  int               // bytes of own primitive fields
-	Size   uint32            // the CLASS DUMP's instance size field
-}
 
 // ThreadRoot is a ROOT THREAD OBJECT and what the dump says of its thread.
 type ThreadRoot struct {
@@ -37,7 +27,7 @@ type Dump struct {
 	Complete bool
 	IDSize   int
 
-	Classes map[uint64]*Class
+	Classes *layout.Table // the CLASS DUMPs read so far
 	Agg     *Agg
 	Subs    [256]int64 // sub-records by tag
 
@@ -53,12 +43,12 @@ type Dump struct {
 	// every CLASS DUMP of their class chain was (the hprof agent writes
 	// classes after instances); they are decoded when the dump ends.
 	threadFields map[uint64]threadFields
-	// Name resolution: String IDs wanted → value array ID, and value
-	// array IDs wanted → decoded text.
+	// Name resolution: String IDs wanted → what they say of their value
+	// array, and value array IDs wanted → the array.
 	wantStr   map[uint64]bool
-	strValue  map[uint64]strRef
+	strValue  map[uint64]layout.StringRef
 	wantArr   map[uint64]bool
-	arrText   map[uint64]string
+	arrays    map[uint64]nameArray
 	stringCls uint64 // class ID of java.lang.String
 	threadCls uint64 // class ID of java.lang.Thread
 
@@ -82,15 +72,13 @@ type Dump struct {
 	// objects of the streamed records.
 	Noted *retained.NotedIDs
 
-	// Reference size evidence from static fields (heapsize.RefSize).
-	OopGuess  int
-	OopSource string
-	// Compact says the JVM had compact object headers, as its byte array
-	// base offset tells (heapsize.CompactFromArrayBase).
-	Compact bool
-	// objectSize is java.lang.Object's CLASS DUMP instance size: 0 from
-	// HotSpot and the agent, non-zero from Android (see NewSizeModel).
-	ObjectSize uint32
+	// Evidence is what the CLASS DUMPs tell of the size model: reference
+	// size from static offsets, compact headers, Android's written sizes
+	// (Finish decides Model from it).
+	Evidence heapsize.Evidence
+	// Model is the dump's size model, decided from Evidence when the
+	// dump is finished (Finish): every size of its objects is taken in it.
+	Model heapsize.Model
 	// heaps are the Android heaps (HEAP DUMP INFO) met so far; cur is
 	// the one objects are in now.
 	Heaps Heaps
@@ -100,7 +88,6 @@ type Dump struct {
 	// its object IDs kept: the heap tables' per-object columns.
 	Retained *retained.Result
 
-	chain     []heapsize.Layout // InstanceSize's buffer
 	rootNames map[uint32]string // RootName's index
 }
 
@@ -109,9 +96,10 @@ type threadFields struct {
 	data  []byte
 }
 
-type strRef struct {
-	array uint64
-	coder int // -1 unknown (char[] era), 0 Latin-1, 1 UTF-16
+// nameArray is a byte[] or char[] a thread name needs.
+type nameArray struct {
+	t    hprof.BasicType
+	data []byte
 }
 
 // New starts heap dump index (1-based) of a file with IDs of idSize
@@ -120,15 +108,16 @@ func New(index, idSize int, agg *Agg) *Dump {
 	return &Dump{
 		Index:        index,
 		IDSize:       idSize,
-		Classes:      map[uint64]*Class{},
+		Classes:      layout.NewTable(idSize),
+		Evidence:     heapsize.Evidence{IDSize: idSize},
 		Agg:          agg,
 		threadObjs:   map[uint64]uint64{},
 		threadRead:   map[uint64]bool{},
 		threadFields: map[uint64]threadFields{},
 		wantStr:      map[uint64]bool{},
-		strValue:     map[uint64]strRef{},
+		strValue:     map[uint64]layout.StringRef{},
 		wantArr:      map[uint64]bool{},
-		arrText:      map[uint64]string{},
+		arrays:       map[uint64]nameArray{},
 	}
 }
 
@@ -211,18 +200,9 @@ func (h *Dump) Sub(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
 }
 
 func (h *Dump) ClassDump(e Env, c *hprof.ClassRecord) {
-	if _, dup := h.Classes[c.ID]; dup {
+	if h.Classes.Add(c) {
 		e.SoftFail(graph.SoftDuplicateClassDump)
 	}
-	def := &Class{Super: c.SuperID, Loader: c.LoaderID, Size: c.InstanceSize, Fields: append([]hprof.FieldDecl(nil), c.Fields...)}
-	for _, f := range c.Fields {
-		if f.Type == hprof.TypeObject {
-			def.Refs++
-		} else {
-			def.Prims += f.Type.Size(h.IDSize)
-		}
-	}
-	h.Classes[c.ID] = def
 	switch e.ClassName(c.ID) {
 	case "java.lang.String":
 		h.stringCls = c.ID
@@ -233,16 +213,16 @@ func (h *Dump) ClassDump(e Env, c *hprof.ClassRecord) {
 	case "java.lang.Class$Atomic":
 		h.guessOop(e, c, "annotationTypeOffset", "annotationDataOffset", "java.lang.Class$Atomic")
 	case "java.util.concurrent.FutureTask":
-		if h.OopGuess == 0 {
+		if h.Evidence.RefGuess == 0 {
 			h.guessOop(e, c, "waitersOffset", "runnerOffset", "java.util.concurrent.FutureTask")
 		}
 	case "jdk.internal.misc.Unsafe":
 		// An int up to JDK 24, a long since.
 		switch base, ok := static(e, c, "ARRAY_BYTE_BASE_OFFSET"); {
 		case ok && base.Type == hprof.TypeInt:
-			h.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(int32(base.Value)))
+			h.Evidence.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(int32(base.Value)))
 		case ok && base.Type == hprof.TypeLong:
-			h.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(base.Value))
+			h.Evidence.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(base.Value))
 		}
 	}
 }
@@ -268,47 +248,15 @@ func (h *Dump) guessOop(e Env, c *hprof.ClassRecord, hi, lo, from string) {
 		return
 	}
 	if ref, ok := heapsize.RefFromOffsets(int64(a.Value), int64(b.Value)); ok {
-		h.OopGuess, h.OopSource = ref, from
+		h.Evidence.RefGuess, h.Evidence.RefFrom = ref, from
 	}
 }
 
-// field finds a named instance field in an object's field bytes: the
-// class's own fields come first, then its super class's, and so on.
-func (h *Dump) field(e Env, cls uint64, data []byte, name string) (uint64, hprof.BasicType, bool) {
-	off := 0
-	for i := 0; cls != 0 && i < 64; i++ {
-		c := h.Classes[cls]
-		if c == nil {
-			return 0, 0, false
-		}
-		for _, f := range c.Fields {
-			sz := f.Type.Size(h.IDSize)
-			if off+sz > len(data) {
-				return 0, 0, false
-			}
-			if e.String(f.NameID) == name {
-				var v uint64
-				switch sz {
-				case 1:
-					v = uint64(data[off])
-				case 2:
-					v = uint64(binary.BigEndian.Uint16(data[off:]))
-				case 4:
-					v = uint64(binary.BigEndian.Uint32(data[off:]))
-				case 8:
-					v = binary.BigEndian.Uint64(data[off:])
-				}
-				return v, f.Type, true
-			}
-			off += sz
-		}
-		cls = c.Super
-	}
-	return 0, 0, false
-}
-
-// Finish resolves the thread names it can at the end of the dump.
-func (h *Dump) Finish(e Env) {
+// Finish decides the dump's size model from what its CLASS DUMPs told
+// and the user's overrides o, and resolves the thread names it can at
+// the end of the dump.
+func (h *Dump) Finish(e Env, o heapsize.Overrides) {
+	h.Model = heapsize.Decide(h.Evidence, o)
 	for id, tf := range h.threadFields {
 		h.threadData(e, tf.class, id, tf.data)
 	}
@@ -316,40 +264,25 @@ func (h *Dump) Finish(e Env) {
 	h.ApplyNames()
 }
 
-// InstanceSize is the shallow size of an instance of cls: the size
-// Android wrote when written is set (heapsize.WrittenSizes), else
-// heapsize.Instance over its class chain with this header and reference
-// size.
-func (h *Dump) InstanceSize(e Env, cls uint64, header, oop int, written bool) int64 {
-	if written {
-		if c := h.Classes[cls]; c != nil {
-			return int64(c.Size)
-		}
+// InstanceSize is the shallow size of an instance of cls under m (0 for
+// a class without CLASS DUMP); a chain that ends at a super class
+// without one counts a soft failure where the size depends on it.
+func (h *Dump) InstanceSize(e Env, m heapsize.Model, cls uint64) int64 {
+	l := h.Classes.Layout(e, cls)
+	if l == nil {
+		return 0
 	}
-	h.chain = h.chain[:0]
-	for i := 0; cls != 0 && i < 256; i++ {
-		c := h.Classes[cls]
-		if c == nil {
-			if i > 0 {
-				e.SoftFail(graph.SoftSuperMissingClassDump)
-			}
-			break
-		}
-		h.chain = append(h.chain, heapsize.Layout{Refs: c.Refs, Prims: c.Prims})
-		cls = c.Super
+	if l.SuperMissing && !m.Written() {
+		e.SoftFail(graph.SoftSuperMissingClassDump)
 	}
-	return heapsize.Instance(header, oop, h.chain)
+	return l.Instance(m)
 }
-
-// NewSizeModel reports whether the CLASS DUMP instance sizes are object
-// sizes (heapsize.WrittenSizes), as VisualVM's heap library decides too.
-func (h *Dump) NewSizeModel() bool { return h.ObjectSize != 0 }
 
 // noteObjectClass reads what java.lang.Object's CLASS DUMP says about the
 // writer: its instance size (non-zero from Android) and whether it lists
 // ART's shadow$_klass_ field.
 func (h *Dump) noteObjectClass(e Env, c *hprof.ClassRecord) {
-	h.ObjectSize = c.InstanceSize
+	h.Evidence.ObjectSize = c.InstanceSize
 	for _, f := range c.Fields {
 		if e.String(f.NameID) == "shadow$_klass_" {
 			h.ART = true

@@ -2,14 +2,13 @@ package heapdump
 
 import (
 	"context"
-	"encoding/binary"
 	"io"
 	"maps"
 	"slices"
-	"unicode/utf16"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
@@ -23,7 +22,7 @@ func (h *Dump) threadInstance(acc *Acc, s *hprof.SubRecord) bool {
 	case threadNo:
 		return false
 	}
-	if h.threadCls != 0 && h.classChainKnown(s.ClassID) {
+	if h.threadCls != 0 && h.Classes.Known(s.ClassID) {
 		if h.isThreadClass(s.ClassID) {
 			acc.thread = threadYes
 			return true
@@ -38,20 +37,7 @@ func (h *Dump) threadInstance(acc *Acc, s *hprof.SubRecord) bool {
 // isThreadClass reports whether cls is java.lang.Thread or a subclass
 // (as far as the CLASS DUMPs read so far tell).
 func (h *Dump) isThreadClass(cls uint64) bool {
-	if h.threadCls == 0 {
-		return false
-	}
-	for i := 0; cls != 0 && i < 64; i++ {
-		if cls == h.threadCls {
-			return true
-		}
-		c := h.Classes[cls]
-		if c == nil {
-			return false
-		}
-		cls = c.Super
-	}
-	return false
+	return h.threadCls != 0 && h.Classes.Extends(cls, h.threadCls)
 }
 
 // maxThreadPayload bounds what is read of a thread object or a name.
@@ -74,7 +60,7 @@ func (h *Dump) needsArray(s *hprof.SubRecord) bool {
 	if len(h.wantArr) == 0 || !h.wantArr[s.ID] {
 		return false
 	}
-	_, done := h.arrText[s.ID]
+	_, done := h.arrays[s.ID]
 	return !done
 }
 
@@ -92,25 +78,12 @@ func (h *Dump) readThread(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error
 	if err != nil || data == nil {
 		return err
 	}
-	if !h.classChainKnown(s.ClassID) {
+	if !h.Classes.Known(s.ClassID) {
 		h.threadFields[s.ID] = threadFields{class: s.ClassID, data: append([]byte(nil), data...)}
 		return nil
 	}
 	h.threadData(e, s.ClassID, s.ID, data)
 	return nil
-}
-
-// classChainKnown reports whether the CLASS DUMPs of cls and all its
-// super classes have been read.
-func (h *Dump) classChainKnown(cls uint64) bool {
-	for i := 0; cls != 0 && i < 256; i++ {
-		c := h.Classes[cls]
-		if c == nil {
-			return false
-		}
-		cls = c.Super
-	}
-	return true
 }
 
 // threadData reads a thread object's name reference from its fields.
@@ -119,11 +92,17 @@ func (h *Dump) threadData(e Env, class, id uint64, data []byte) {
 	if len(data) == 0 {
 		return // the hprof agent writes bare records without field values
 	}
-	ref, typ, ok := h.field(e, class, data, "name")
-	if !ok || typ != hprof.TypeObject {
+	v, ok := int64(0), false
+	if l := h.Classes.Layout(e, class); l != nil {
+		if f, found := l.Field("name"); found && f.Type == hprof.TypeObject {
+			v, ok = l.Value(data, f)
+		}
+	}
+	if !ok {
 		e.SoftFail(graph.SoftThreadWithoutName)
 		return
 	}
+	ref := uint64(v)
 	h.threadObjs[id] = ref
 	if ref != 0 {
 		// A String (JDK 8+), or a char[] (JDK 5 to 7) read directly.
@@ -141,18 +120,19 @@ func (h *Dump) readString(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error
 	return nil
 }
 
-// stringData reads a java.lang.String's value array and coder.
+// stringData reads what a java.lang.String says of its value array.
 func (h *Dump) stringData(e Env, class, id uint64, data []byte) {
-	val, typ, ok := h.field(e, class, data, "value")
-	if !ok || typ != hprof.TypeObject {
+	l := h.Classes.Layout(e, class)
+	if l == nil {
 		return
 	}
-	ref := strRef{array: val, coder: -1}
-	if c, _, ok := h.field(e, class, data, "coder"); ok {
-		ref.coder = int(c)
+	sf := l.StringFields()
+	ref, ok := l.StringRef(&sf, data)
+	if !ok {
+		return
 	}
 	h.strValue[id] = ref
-	h.wantArr[val] = true
+	h.wantArr[ref.Array] = true
 }
 
 func (h *Dump) readArrayText(s *hprof.SubRecord, hr *hprof.HeapReader) error {
@@ -164,23 +144,13 @@ func (h *Dump) readArrayText(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	return nil
 }
 
-// arrayData keeps the text of a byte[] or char[] a name needs.
+// arrayData keeps a byte[] or char[] a name needs, to be decoded with
+// its String (layout.DecodeString).
 func (h *Dump) arrayData(t hprof.BasicType, id uint64, data []byte) {
-	if len(data) > maxThreadPayload {
+	if len(data) > maxThreadPayload || (t != hprof.TypeByte && t != hprof.TypeChar) {
 		return
 	}
-	switch t {
-	case hprof.TypeByte:
-		// Latin-1 or UTF-16 (coder 1, in the JVM's byte order: the
-		// decoder picks it when the string is assembled).
-		h.arrText[id] = string(data)
-	case hprof.TypeChar:
-		u := make([]uint16, len(data)/2)
-		for i := range u {
-			u[i] = binary.BigEndian.Uint16(data[2*i:])
-		}
-		h.arrText[id] = string(utf16.Decode(u))
-	}
+	h.arrays[id] = nameArray{t: t, data: slices.Clone(data)} // data is the reader's buffer
 }
 
 // javaString decodes the String with ID id if its parts were read.
@@ -188,29 +158,14 @@ func (h *Dump) javaString(id uint64) (string, bool) {
 	ref, ok := h.strValue[id]
 	if !ok {
 		// JDK 6/7 thread names are char[] directly.
-		t, ok := h.arrText[id]
-		return t, ok
+		ref = layout.StringRef{Array: id, Coder: layout.NoCoder, Count: -1}
 	}
-	raw, ok := h.arrText[ref.array]
+	a, ok := h.arrays[ref.Array]
 	if !ok {
 		return "", false
 	}
-	switch ref.coder {
-	case 0:
-		r := make([]rune, len(raw))
-		for i := 0; i < len(raw); i++ {
-			r[i] = rune(raw[i])
-		}
-		return string(r), true
-	case 1:
-		b := []byte(raw)
-		u := make([]uint16, len(b)/2)
-		for i := range u {
-			u[i] = binary.LittleEndian.Uint16(b[2*i:])
-		}
-		return string(utf16.Decode(u)), true
-	}
-	return raw, true // char[] already decoded
+	text, _, _ := layout.DecodeString(a.t, a.data, ref)
+	return text, true
 }
 
 // Unresolved counts thread roots whose name is not decoded yet.
@@ -271,8 +226,8 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 					return hprof.ErrStop
 				}
 				delete(pending, s.ID)
-				if v, ok := h.strValue[s.ID]; ok && !h.partRead(v.array) {
-					pending[v.array] = true
+				if v, ok := h.strValue[s.ID]; ok && !h.partRead(v.Array) {
+					pending[v.Array] = true
 				}
 			case s.Tag == hprof.PrimArrayDump && h.needsArray(s):
 				if err := h.readArrayText(s, hr); err != nil {
@@ -380,7 +335,7 @@ func (h *Dump) partRead(id uint64) bool {
 	if _, ok := h.strValue[id]; ok {
 		return true
 	}
-	_, ok := h.arrText[id]
+	_, ok := h.arrays[id]
 	return ok
 }
 

@@ -103,7 +103,7 @@ func TestSpanNamePassReadsOnlyWhatNamesNeed(t *testing.T) {
 	for i, b := range bodies {
 		rec := hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(b)), Offset: offs[i] - 9}
 		spans = append(spans, hprof.NewSegment(rd, rec, offs[i], int64(len(b))))
-		res := ScanSpan(rec, b, 8, NewAgg(8, [heapsize.Models]int64{}, nil), false)
+		res := ScanSpan(rec, b, 8, NewAgg(8, heapsize.Candidates(8, heapsize.Overrides{}), nil), false)
 		if err := h.AddSpan(env, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -167,7 +167,7 @@ func TestNamePassStopsWhenNamesAreRead(t *testing.T) {
 	file = append(file, sub(uint8(0x2C), uint32(0), uint32(0))...)
 
 	h := New(1, 8, nil)
-	res := ScanSpan(hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(classes))}, classes, 8, NewAgg(8, [heapsize.Models]int64{}, nil), false)
+	res := ScanSpan(hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(classes))}, classes, 8, NewAgg(8, heapsize.Candidates(8, heapsize.Overrides{}), nil), false)
 	if err := h.AddSpan(env, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +201,7 @@ func TestResolveNamesNoReopenWhenSpansCoverTheDump(t *testing.T) {
 	}, nil)
 	h := New(1, 8, nil)
 	rec := hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(body))}
-	res := ScanSpan(rec, body, 8, NewAgg(8, [heapsize.Models]int64{}, nil), false)
+	res := ScanSpan(rec, body, 8, NewAgg(8, heapsize.Candidates(8, heapsize.Overrides{}), nil), false)
 	if err := h.AddSpan(env, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -20,36 +20,27 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
-// fieldSlot is one field of an instance's field bytes.
-type fieldSlot struct {
-	name string
-	off  int
-	typ  hprof.BasicType
-}
-
-// objLayout is what the object pass needs of a class.
+// objLayout is what the object pass needs of a class: its flattened
+// layout (nil without a CLASS DUMP) and what the rows read of it.
 type objLayout struct {
+	*layout.Layout
 	name    string
-	known   bool  // it has a CLASS DUMP
-	shallow int64 // instance size in the heap view's model
-	refs    []fieldSlot
-	size    fieldSlot // the collection size field (graph.SizeFields); typ 0: none
-	// java.lang.String: value array, coder (JDK 9+), offset and count
-	// (JDK 6); typ 0: absent.
-	str                          bool
-	value, coder, offset, counts fieldSlot
+	shallow int64 // instance size in the dump's size model
+	refs    []layout.Field
+	size    layout.Field // the collection size field (graph.SizeFields); Type 0: none
+	// java.lang.String: its fields (layout.StringFields).
+	str    bool
+	strFld layout.StringFields
 }
 
 // pendingString is a String whose value array the string pass decodes.
 type pendingString struct {
-	array uint64
-	id    uint64
-	off   int32
-	count int32 // -1: the whole array
-	coder int8  // -1: char[]; 0 Latin-1; 1 UTF-16
+	id  uint64
+	ref layout.StringRef
 }
 
 // Input is what the rows of one heap dump need from the converter.
@@ -58,16 +49,11 @@ type Input struct {
 	Reopen func() (io.ReadCloser, error)
 	// Dump is the heap dump the rows come from (its class layouts and
 	// thread roots), as the converter's first pass read it.
+	// Objects are sized in its size model (Dump.Model).
 	Dump   *heapdump.Dump
 	IDSize int
-	// Oop and Header are the size model's reference and object header
-	// sizes; InstanceSize is an instance's shallow size in that model.
-	Oop          int
-	Header       int64
-	InstanceSize func(class uint64) int64
-	// ClassName names a class object ID, String a name string ID.
-	ClassName func(id uint64) string
-	String    func(id uint64) string
+	// Env names classes and fields, and counts soft failures.
+	Env heapdump.Env
 	// Retained, when the retained view was computed in the same run,
 	// gives objects their retained size and immediate dominator.
 	Retained *retained.Result
@@ -85,8 +71,7 @@ type objectPass struct {
 	h       *heapdump.Dump
 	sink    *graph.ObjectSink
 	idSize  int
-	oop     int
-	header  int64
+	model   heapsize.Model
 	layouts map[uint64]*objLayout
 	ret     *retained.Result
 	pending []pendingString
@@ -108,11 +93,11 @@ func Write(ctx context.Context, in *Input) error {
 	if in.Sink == nil {
 		return nil
 	}
-	if in.Dump != nil && len(in.Dump.Classes) > 0 {
+	if in.Dump != nil && in.Dump.Classes.Len() > 0 {
 		if in.Reopen == nil {
 			return ErrNeedFile
 		}
-		p := &objectPass{in: in, h: in.Dump, sink: in.Sink, idSize: in.IDSize, oop: in.Oop, header: in.Header,
+		p := &objectPass{in: in, h: in.Dump, sink: in.Sink, idSize: in.IDSize, model: in.Dump.Model,
 			layouts: map[uint64]*objLayout{}, ret: in.Retained, done: in.Before}
 		if err := p.run(ctx); err != nil {
 			return err
@@ -145,8 +130,8 @@ func (p *objectPass) flushStrings() error {
 		return nil
 	}
 	slices.SortFunc(p.pending, func(a, b pendingString) int {
-		if a.array != b.array {
-			return cmpU64(a.array, b.array)
+		if a.ref.Array != b.ref.Array {
+			return cmpU64(a.ref.Array, b.ref.Array)
 		}
 		return cmpU64(a.id, b.id)
 	})
@@ -258,7 +243,7 @@ func (p *objectPass) newObject(id uint64, class, kind string) *graph.Object {
 
 func (p *objectPass) instance(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	l := p.layout(s.ClassID)
-	needData := (p.sink.Ref != nil && len(l.refs) > 0) || (p.sink.Object != nil && l.size.typ != 0) ||
+	needData := (p.sink.Ref != nil && len(l.refs) > 0) || (p.sink.Object != nil && l.size.Type != 0) ||
 		(p.sink.String != nil && l.str)
 	var data []byte
 	if needData {
@@ -269,9 +254,9 @@ func (p *objectPass) instance(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	}
 	if p.sink.Object != nil {
 		o := p.newObject(s.ID, l.name, graph.ObjectInstance)
-		o.Shallow, o.HasShallow = l.shallow, l.known
-		if l.size.typ != 0 {
-			o.Size, o.HasSize = p.value(data, l.size)
+		o.Shallow, o.HasShallow = l.shallow, l.Layout != nil
+		if l.size.Type != 0 {
+			o.Size, o.HasSize = l.Value(data, l.size)
 		}
 		if err := p.sink.Object(o); err != nil {
 			return err
@@ -279,11 +264,11 @@ func (p *objectPass) instance(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	}
 	if p.sink.Ref != nil {
 		for _, f := range l.refs {
-			to, ok := p.value(data, f)
+			to, ok := l.Value(data, f)
 			if !ok || to == 0 {
 				continue
 			}
-			p.ref = graph.Ref{From: s.ID, To: uint64(to), Field: f.name, Index: -1}
+			p.ref = graph.Ref{From: s.ID, To: uint64(to), Field: f.Name, Index: -1}
 			if err := p.sink.Ref(&p.ref); err != nil {
 				return err
 			}
@@ -298,48 +283,14 @@ func (p *objectPass) instance(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	return nil
 }
 
-// value reads field f of an instance's field bytes; ok is false when
-// the bytes end before it.
-func (p *objectPass) value(data []byte, f fieldSlot) (int64, bool) {
-	sz := f.typ.Size(p.idSize)
-	if f.off+sz > len(data) {
-		return 0, false
-	}
-	b := data[f.off:]
-	switch sz {
-	case 1:
-		return int64(int8(b[0])), true
-	case 2:
-		return int64(int16(binary.BigEndian.Uint16(b))), true
-	case 4:
-		if f.typ == hprof.TypeObject {
-			return int64(binary.BigEndian.Uint32(b)), true
-		}
-		return int64(int32(binary.BigEndian.Uint32(b))), true
-	}
-	return int64(binary.BigEndian.Uint64(b)), true
-}
-
+// noteString notes a String for the string pass.
 func (p *objectPass) noteString(id uint64, l *objLayout, data []byte) {
-	arr, ok := p.value(data, l.value)
-	if !ok || arr == 0 {
+	ref, ok := l.StringRef(&l.strFld, data)
+	if !ok || ref.Array == 0 {
 		return
 	}
 	p.strSize = l.shallow // java.lang.String is final: one size
-	ps := pendingString{array: uint64(arr), id: id, coder: -1, count: -1}
-	if l.coder.typ != 0 {
-		if c, ok := p.value(data, l.coder); ok {
-			ps.coder = int8(c)
-		}
-	}
-	if l.counts.typ != 0 && l.offset.typ != 0 {
-		off, ok1 := p.value(data, l.offset)
-		cnt, ok2 := p.value(data, l.counts)
-		if ok1 && ok2 && off >= 0 && cnt >= 0 {
-			ps.off, ps.count = int32(off), int32(cnt)
-		}
-	}
-	p.pending = append(p.pending, ps)
+	p.pending = append(p.pending, pendingString{id: id, ref: ref})
 }
 
 func (p *objectPass) objArray(s *hprof.SubRecord, hr *hprof.HeapReader) error {
@@ -347,7 +298,7 @@ func (p *objectPass) objArray(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 		l := p.layout(s.ClassID)
 		o := p.newObject(s.ID, l.name, graph.ObjectArray)
 		o.Length, o.HasLength = int64(s.Length), true
-		o.Shallow, o.HasShallow = heapsize.Array(p.header, int64(s.Length), int64(p.oop)), l.known
+		o.Shallow, o.HasShallow = p.model.RefArray(int64(s.Length)), l.Layout != nil
 		if err := p.sink.Object(o); err != nil {
 			return err
 		}
@@ -385,18 +336,18 @@ func (p *objectPass) primArray(s *hprof.SubRecord) error {
 	}
 	o := p.newObject(s.ID, s.ElemType.JavaName()+"[]", graph.ObjectPrimArray)
 	o.Length, o.HasLength = int64(s.Length), true
-	o.Shallow, o.HasShallow = heapsize.Array(p.header, int64(s.Length), int64(s.ElemType.Size(p.idSize))), true
+	o.Shallow, o.HasShallow = p.model.Array(int64(s.Length), int64(s.ElemType.Size(p.idSize))), true
 	return p.sink.Object(o)
 }
 
-// classObject writes a class object (weighing 0 bytes, as in the heap
-// and retained views) and its static references.
+// classObject writes a class object (weighing what the size model says,
+// as in the retained view) and its static references.
 func (p *objectPass) classObject(s *hprof.SubRecord) error {
 	c := &s.Class
 	if p.sink.Object != nil {
 		o := p.newObject(c.ID, "java.lang.Class", graph.ObjectClass)
 		o.Defines = p.layout(c.ID).name
-		o.HasShallow = true
+		o.Shallow, o.HasShallow = p.model.ClassObject(), true
 		if err := p.sink.Object(o); err != nil {
 			return err
 		}
@@ -408,7 +359,7 @@ func (p *objectPass) classObject(s *hprof.SubRecord) error {
 		if f.Type != hprof.TypeObject || f.Value == 0 {
 			continue
 		}
-		p.ref = graph.Ref{From: c.ID, To: f.Value, Field: p.in.String(f.NameID), Index: -1, Static: true}
+		p.ref = graph.Ref{From: c.ID, To: f.Value, Field: p.in.Env.String(f.NameID), Index: -1, Static: true}
 		if err := p.sink.Ref(&p.ref); err != nil {
 			return err
 		}
@@ -436,62 +387,30 @@ func RootKind(t hprof.SubTag) string {
 	return strings.ToLower(strings.TrimPrefix(t.String(), "ROOT "))
 }
 
-// layout returns (and caches) the class's layout for the object pass.
+// layout returns (and caches) what the object pass needs of a class.
 func (p *objectPass) layout(cls uint64) *objLayout {
 	if l, ok := p.layouts[cls]; ok {
 		return l
 	}
-	l := &objLayout{name: p.in.ClassName(cls)}
+	l := &objLayout{name: p.in.Env.ClassName(cls), Layout: p.h.Classes.Layout(p.in.Env, cls)}
 	if l.name == "" {
 		l.name = fmt.Sprintf("unknown-class-0x%x", cls)
 	}
-	if _, ok := p.h.Classes[cls]; ok {
-		l.known = true
-		l.shallow = p.in.InstanceSize(cls)
-	}
-	l.str = l.name == "java.lang.String"
-	off := 0
-	c := cls
-	for i := 0; c != 0 && i < 256; i++ {
-		def := p.h.Classes[c]
-		if def == nil {
-			break
-		}
-		for _, f := range def.Fields {
-			slot := fieldSlot{name: p.in.String(f.NameID), off: off, typ: f.Type}
-			off += f.Type.Size(p.idSize)
-			p.place(l, slot)
-		}
-		c = def.Super
-	}
 	p.layouts[cls] = l
-	return l
-}
-
-// place notes a field slot where the layout wants it.
-func (p *objectPass) place(l *objLayout, f fieldSlot) {
-	if f.typ == hprof.TypeObject {
-		l.refs = append(l.refs, f)
+	if l.Layout == nil {
+		return l
 	}
-	first := func(dst *fieldSlot, want hprof.BasicType) {
-		if dst.typ == 0 && f.typ == want {
-			*dst = f
+	l.shallow = p.h.InstanceSize(p.in.Env, p.model, cls)
+	for _, f := range l.Fields {
+		if f.Type == hprof.TypeObject {
+			l.refs = append(l.refs, f)
+		}
+		if l.size.Type == 0 && f.Type == hprof.TypeInt && slices.Contains(graph.SizeFields, f.Name) {
+			l.size = f
 		}
 	}
-	if l.size.typ == 0 && f.typ == hprof.TypeInt && slices.Contains(graph.SizeFields, f.name) {
-		l.size = f
+	if l.str = l.name == "java.lang.String"; l.str {
+		l.strFld = l.StringFields()
 	}
-	if !l.str {
-		return
-	}
-	switch f.name {
-	case "value":
-		first(&l.value, hprof.TypeObject)
-	case "coder":
-		first(&l.coder, hprof.TypeByte)
-	case "offset":
-		first(&l.offset, hprof.TypeInt)
-	case "count":
-		first(&l.counts, hprof.TypeInt)
-	}
+	return l
 }
