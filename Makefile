@@ -20,7 +20,10 @@ vet:
 	go vet ./...
 
 # The code-shape checks (scripts/lint.sh): gofmt, vet, staticcheck,
-# cyclomatic complexity, file length, the root convert package's size.
+# cyclomatic complexity (20; 15 in the CLI), file length (600 lines), and
+# the design as rules: only convert/hprof opens records, convert imports
+# no emitter, emitters import none of each other, the first heap pass
+# does not reach into convert/retained, the CLI stays under 2,200 lines.
 lint:
 	bash scripts/lint.sh
 

@@ -309,41 +309,56 @@ func (w *Writer) addThreads(j *job) error {
 // selected): the heap view's samples summed by
 // class label (a sample without one counts under its leaf class frame).
 func (w *Writer) addClasses(j *job) error {
-	source, g := j.source, j.g
+	v := heapView(j.views)
+	if v == nil {
+		return nil
+	}
+	by, err := sumByClass(j.g, v)
+	if err != nil {
+		return err
+	}
+	retained := retainedByClass(j.g)
+	t := w.tables[TableClasses]
+	for _, k := range classesByBytes(by) {
+		r := t.row()
+		r.str(j.source)
+		r.str(k)
+		r.i64(by[k].n)
+		r.i64(by[k].bytes)
+		r.optI64(retained[k], retained != nil)
+		if err := r.end(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// classSums is what one class's heap samples add up to.
+type classSums struct{ n, bytes int64 }
+
+// heapView returns the last heap view among views, or nil.
+func heapView(views []*graph.View) *graph.View {
 	var v *graph.View
-	for _, x := range j.views {
+	for _, x := range views {
 		if x.Name == graph.ViewHeap {
 			v = x
 		}
 	}
-	if v == nil {
-		return nil
-	}
+	return v
+}
+
+// sumByClass sums the heap view's objects and bytes by sample class.
+func sumByClass(g *graph.Graph, v *graph.View) (map[string]*classSums, error) {
 	io, is := v.Index("inuse_objects"), v.Index("inuse_space")
-	type sums struct{ n, bytes int64 }
-	by := map[string]*sums{}
+	by := map[string]*classSums{}
 	for si, s := range v.Samples {
-		class := ""
-		for _, l := range s.Labels {
-			if l.Key == graph.LabelClass && l.Str != "" {
-				class = l.Str
-				break
-			}
-		}
-		if class == "" {
-			if int(s.Stack) >= len(g.Stacks) {
-				return fmt.Errorf("%w: stack %d out of range (view heap, sample %d)", ErrInvalidGraph, s.Stack, si)
-			}
-			if st := g.Stacks[s.Stack]; len(st) > 0 && int(st[0]) < len(g.Frames) && g.Frames[st[0]].Kind == graph.KindClass {
-				class = g.Frames[st[0]].Class
-			}
-		}
-		if class == "" {
-			class = "(unknown)"
+		class, err := sampleClass(g, s, si)
+		if err != nil {
+			return nil, err
 		}
 		c := by[class]
 		if c == nil {
-			c = &sums{}
+			c = &classSums{}
 			by[class] = c
 		}
 		n, _ := valueAt(s.Values, io)
@@ -351,6 +366,30 @@ func (w *Writer) addClasses(j *job) error {
 		c.n += n
 		c.bytes += b
 	}
+	return by, nil
+}
+
+// sampleClass names the class a heap sample counts under: its class
+// label, else its leaf frame's class, else "(unknown)". si is the
+// sample's index, for the error.
+func sampleClass(g *graph.Graph, s graph.Sample, si int) (string, error) {
+	for _, l := range s.Labels {
+		if l.Key == graph.LabelClass && l.Str != "" {
+			return l.Str, nil
+		}
+	}
+	if int(s.Stack) >= len(g.Stacks) {
+		return "", fmt.Errorf("%w: stack %d out of range (view heap, sample %d)", ErrInvalidGraph, s.Stack, si)
+	}
+	if st := g.Stacks[s.Stack]; len(st) > 0 && int(st[0]) < len(g.Frames) && g.Frames[st[0]].Kind == graph.KindClass && g.Frames[st[0]].Class != "" {
+		return g.Frames[st[0]].Class, nil
+	}
+	return "(unknown)", nil
+}
+
+// classesByBytes returns the class names, most bytes first, then by
+// name.
+func classesByBytes(by map[string]*classSums) []string {
 	classes := make([]string, 0, len(by))
 	for k := range by {
 		classes = append(classes, k)
@@ -362,25 +401,18 @@ func (w *Writer) addClasses(j *job) error {
 		}
 		return classes[i] < classes[j]
 	})
-	// Retained bytes by class name, when the retained view was computed.
-	var retained map[string]int64
-	if g.RetainedByClass != nil {
-		retained = make(map[string]int64, len(g.RetainedByClass))
-		for _, c := range g.RetainedByClass {
-			retained[c.Class] += c.Bytes
-		}
+	return classes
+}
+
+// retainedByClass returns the retained bytes by class name, or nil when
+// the retained view was not computed.
+func retainedByClass(g *graph.Graph) map[string]int64 {
+	if g.RetainedByClass == nil {
+		return nil
 	}
-	t := w.tables[TableClasses]
-	for _, k := range classes {
-		r := t.row()
-		r.str(source)
-		r.str(k)
-		r.i64(by[k].n)
-		r.i64(by[k].bytes)
-		r.optI64(retained[k], retained != nil)
-		if err := r.end(); err != nil {
-			return err
-		}
+	retained := make(map[string]int64, len(g.RetainedByClass))
+	for _, c := range g.RetainedByClass {
+		retained[c.Class] += c.Bytes
 	}
-	return nil
+	return retained
 }

@@ -9,64 +9,99 @@ import (
 
 // build turns the sections read into views, following the dump rules.
 func (p *parser) build() error {
+	dumps := p.completeDumps()
+	p.g.Source.Dumps = len(dumps)
+	if p.opts.Dump > 0 && !dumps[p.opts.Dump] {
+		return fmt.Errorf("%w: dump %d asked for, the file has %d complete dump(s)", ErrNoDump, p.opts.Dump, len(dumps))
+	}
+	chosen := p.chosenSections()
+	if len(chosen) == 0 {
+		p.noteNothingChosen()
+	}
+	p.buildViews(chosen)
+	return nil
+}
+
+// completeDumps returns the dump numbers that have a complete section.
+func (p *parser) completeDumps() map[int]bool {
 	dumps := map[int]bool{}
 	for _, s := range p.sections {
 		if s.complete {
 			dumps[s.dump] = true
 		}
 	}
-	p.g.Source.Dumps = len(dumps)
-	if p.opts.Dump > 0 && !dumps[p.opts.Dump] {
-		return fmt.Errorf("%w: dump %d asked for, the file has %d complete dump(s)", ErrNoDump, p.opts.Dump, len(dumps))
-	}
+	return dumps
+}
+
+// chosenSections returns the complete sections of the dump asked for
+// (every dump when none was asked for), in file order.
+func (p *parser) chosenSections() []*section {
 	var chosen []*section
 	for _, s := range p.sections {
 		if s.complete && (p.opts.Dump == 0 || s.dump == p.opts.Dump) {
 			chosen = append(chosen, s)
 		}
 	}
-	if len(chosen) == 0 && p.g.Damage == nil && !p.ex.header {
+	return chosen
+}
+
+// noteNothingChosen says why no view is made when no section was
+// chosen: an excerpt without sections gets a note, a report with a
+// header but no complete section is damage (its writer was killed).
+func (p *parser) noteNothingChosen() {
+	if p.g.Damage != nil {
+		return
+	}
+	if !p.ex.header {
 		p.g.Source.Notes = append(p.g.Source.Notes, "excerpt: no SITES, CPU SAMPLES, CPU TIME, HEAP DUMP or MONITOR section: nothing to make a view of (its TRACE and THREAD records are listed above)")
+		return
 	}
-	if len(chosen) == 0 && p.g.Damage == nil && p.ex.header {
-		p.g.Damage = fmt.Errorf("%w: the report ends after %d line(s) without a single BEGIN … END section", ErrNoData, p.lr.n)
-		p.g.Lost = "everything the writer had not flushed (the JVM was probably killed)"
-	}
-	byKind := func(k sectionKind) []*section {
-		var out []*section
-		for _, s := range chosen {
-			if s.kind == k {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	last := func(k sectionKind) *section {
-		ss := byKind(k)
-		if len(ss) == 0 {
-			return nil
-		}
-		return ss[len(ss)-1]
-	}
-	if ss := byKind(secCPUSamples); len(ss) > 0 {
+	p.g.Damage = fmt.Errorf("%w: the report ends after %d line(s) without a single BEGIN … END section", ErrNoData, p.lr.n)
+	p.g.Lost = "everything the writer had not flushed (the JVM was probably killed)"
+}
+
+// buildViews makes each view from the chosen sections of its kind: the
+// sampled views from all of them, the snapshot views from the last.
+func (p *parser) buildViews(chosen []*section) {
+	if ss := sectionsOf(chosen, secCPUSamples); len(ss) > 0 {
 		p.cpuView(ss)
 	}
-	if ss := byKind(secCPUTime); len(ss) > 0 {
+	if ss := sectionsOf(chosen, secCPUTime); len(ss) > 0 {
 		p.percentView(graph.NewCPUTimeView(), ss, "CPU TIME (ms)")
 	}
-	if ss := byKind(secMonitorTime); len(ss) > 0 {
+	if ss := sectionsOf(chosen, secMonitorTime); len(ss) > 0 {
 		p.percentView(graph.NewMonitorView(), ss, "MONITOR TIME")
 	}
-	if s := last(secSites); s != nil {
+	if s := lastOf(chosen, secSites); s != nil {
 		p.allocView(s)
 		p.g.Source.Dump = s.dump
 	}
-	if s := last(secHeapDump); s != nil {
+	if s := lastOf(chosen, secHeapDump); s != nil {
 		p.heapView(s)
 		p.g.Source.Dump = s.dump
 	}
-	if s := last(secMonitorDump); s != nil {
+	if s := lastOf(chosen, secMonitorDump); s != nil {
 		p.threadsView(s)
+	}
+}
+
+// sectionsOf returns the sections of kind k, in order.
+func sectionsOf(ss []*section, k sectionKind) []*section {
+	var out []*section
+	for _, s := range ss {
+		if s.kind == k {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// lastOf returns the last section of kind k, or nil.
+func lastOf(ss []*section, k sectionKind) *section {
+	for i := len(ss) - 1; i >= 0; i-- {
+		if ss[i].kind == k {
+			return ss[i]
+		}
 	}
 	return nil
 }

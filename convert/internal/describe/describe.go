@@ -85,46 +85,83 @@ func androidWriter(d Facts) string {
 // reader must know: Android heaps, deobfuscation, classes named twice,
 // classes loaded but not dumped, unloaded classes, several dumps.
 func describeQuirks(d Facts) {
-	s := d.Source
-	note := func(format string, args ...any) { s.Notes = append(s.Notes, fmt.Sprintf(format, args...)) }
-	if d.MappingClasses >= 0 {
-		note("deobfuscated with a mapping of %d classes: %d class names in this file renamed", d.MappingClasses, d.Renamed)
-	}
-	if d.RepeatedLoads > 0 {
-		note("%d LOAD CLASS records repeat a class already loaded under the same ID and name (HotSpot can list a class again for each class loader that initiated loading it)", d.RepeatedLoads)
-	}
-	if n := s.Records[hprof.TagUnloadClass.String()]; n > 0 {
-		note("%d UNLOAD CLASS records: those classes keep their names for stack traces", n)
-	}
-	if s.Dumps > 1 {
-		note("%d heap dumps in one file (the hprof agent writes one per dump request); the heap view uses dump %d, --dump N picks another", s.Dumps, s.Dump)
-	}
-	h := d.Heap
-	if h == nil {
+	describeRecordQuirks(d)
+	if d.Heap == nil {
 		return
 	}
+	describeHeapQuirks(d)
+}
+
+// note adds one note to the source.
+func note(s *graph.Source, format string, args ...any) {
+	s.Notes = append(s.Notes, fmt.Sprintf(format, args...))
+}
+
+// describeRecordQuirks notes what the top-level records show:
+// deobfuscation, classes loaded twice or unloaded, several dumps.
+func describeRecordQuirks(d Facts) {
+	s := d.Source
+	if d.MappingClasses >= 0 {
+		note(s, "deobfuscated with a mapping of %d classes: %d class names in this file renamed", d.MappingClasses, d.Renamed)
+	}
+	if d.RepeatedLoads > 0 {
+		note(s, "%d LOAD CLASS records repeat a class already loaded under the same ID and name (HotSpot can list a class again for each class loader that initiated loading it)", d.RepeatedLoads)
+	}
+	if n := s.Records[hprof.TagUnloadClass.String()]; n > 0 {
+		note(s, "%d UNLOAD CLASS records: those classes keep their names for stack traces", n)
+	}
+	if s.Dumps > 1 {
+		note(s, "%d heap dumps in one file (the hprof agent writes one per dump request); the heap view uses dump %d, --dump N picks another", s.Dumps, s.Dump)
+	}
+}
+
+// describeHeapQuirks notes what the heap dump used shows: Android's
+// size model and heaps, class names defined twice, classes loaded but
+// not dumped, ART's empty segments.
+func describeHeapQuirks(d Facts) {
+	s, h := d.Source, d.Heap
 	if h.Model.SizesInDump() {
-		note("CLASS DUMP instance sizes are object sizes (java.lang.Object: %d bytes), as Android writes them: instance sizes taken as written", h.Model.ObjectSize())
+		note(s, "CLASS DUMP instance sizes are object sizes (java.lang.Object: %d bytes), as Android writes them: instance sizes taken as written", h.Model.ObjectSize())
 	}
 	if len(h.Heaps.NameIDs) > 0 {
-		objs := make([]int64, len(h.Heaps.NameIDs)+1)
-		h.Agg.Each(func(k heapdump.Key, a *heapdump.Acc) { objs[k.Heap] += a.Count })
-		var parts []string
-		for i := range h.Heaps.NameIDs {
-			parts = append(parts, fmt.Sprintf("%s (%d objects)", h.Heaps.Name(d.Env, heapdump.HeapIndex(i+1)), objs[i+1]))
-		}
-		if h.Heaps.Overflow {
-			parts = append(parts, "more than 16 heap IDs: the last ones share one label")
-		}
-		if objs[0] > 0 {
-			parts = append(parts, fmt.Sprintf("before any HEAP DUMP INFO (%d objects)", objs[0]))
-		}
-		note("Android heaps: %s; the heap view labels samples heap=NAME", strings.Join(parts, ", "))
+		note(s, "Android heaps: %s; the heap view labels samples heap=NAME", strings.Join(androidHeaps(d), ", "))
 	}
-	// Class names defined more than once (two class loaders), and LOAD
-	// CLASS records without a CLASS DUMP.
+	if twice := namesDefinedTwice(d); len(twice) > 0 {
+		ex := twice[:min(len(twice), 3)]
+		note(s, "%d class names defined by more than one class loader (e.g. %s): their objects are summed under the one name", len(twice), strings.Join(ex, ", "))
+	}
+	if undumped := undumpedClasses(d); undumped > 0 {
+		note(s, "%d LOAD CLASS records name classes without a CLASS DUMP in the heap dump used (unloaded or not dumped)", undumped)
+	}
+	if z := d.Soft.Count(graph.SoftZeroLengthSegment); z > 0 && strings.HasPrefix(s.Writer, "Android") {
+		note(s, "%d zero-length heap dump segments (ART writes them; harmless)", z)
+	}
+}
+
+// androidHeaps names each Android heap of the dump with its object
+// count, then what does not fit a heap of its own.
+func androidHeaps(d Facts) []string {
+	h := d.Heap
+	objs := make([]int64, len(h.Heaps.NameIDs)+1)
+	h.Agg.Each(func(k heapdump.Key, a *heapdump.Acc) { objs[k.Heap] += a.Count })
+	var parts []string
+	for i := range h.Heaps.NameIDs {
+		parts = append(parts, fmt.Sprintf("%s (%d objects)", h.Heaps.Name(d.Env, heapdump.HeapIndex(i+1)), objs[i+1]))
+	}
+	if h.Heaps.Overflow {
+		parts = append(parts, "more than 16 heap IDs: the last ones share one label")
+	}
+	if objs[0] > 0 {
+		parts = append(parts, fmt.Sprintf("before any HEAP DUMP INFO (%d objects)", objs[0]))
+	}
+	return parts
+}
+
+// namesDefinedTwice returns, sorted, the class names more than one
+// dumped class carries (two class loaders).
+func namesDefinedTwice(d Facts) []string {
 	byName := map[string]int{}
-	for _, id := range h.Classes.IDs() {
+	for _, id := range d.Heap.Classes.IDs() {
 		if n, ok := d.ClassName[id]; ok {
 			byName[n]++
 		}
@@ -135,21 +172,17 @@ func describeQuirks(d Facts) {
 			twice = append(twice, n)
 		}
 	}
-	if len(twice) > 0 {
-		sort.Strings(twice)
-		ex := twice[:min(len(twice), 3)]
-		note("%d class names defined by more than one class loader (e.g. %s): their objects are summed under the one name", len(twice), strings.Join(ex, ", "))
-	}
+	sort.Strings(twice)
+	return twice
+}
+
+// undumpedClasses counts the LOAD CLASS records without a CLASS DUMP.
+func undumpedClasses(d Facts) int {
 	undumped := 0
 	for id := range d.ClassName {
-		if !h.Classes.Has(id) {
+		if !d.Heap.Classes.Has(id) {
 			undumped++
 		}
 	}
-	if undumped > 0 {
-		note("%d LOAD CLASS records name classes without a CLASS DUMP in the heap dump used (unloaded or not dumped)", undumped)
-	}
-	if z := d.Soft.Count(graph.SoftZeroLengthSegment); z > 0 && strings.HasPrefix(s.Writer, "Android") {
-		note("%d zero-length heap dump segments (ART writes them; harmless)", z)
-	}
+	return undumped
 }
