@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
@@ -58,7 +59,7 @@ func TestCompressedCopyServesRereads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := decodeStream(context.Background(), r, nil, compression, prefix, path, opts, source.Reopen(path))
+			want, err := decodeStream(context.Background(), r, hprof.Again{Reopen: source.Reopen(path)}, compression, prefix, path, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"context"
-	"io"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
@@ -147,14 +146,8 @@ func (d *binDecoder) finishDump(h *heapdump.Dump) {
 
 // resolveThreadNames finds the names the first pass could not
 // (heapdump.Dump.ResolveNames); stdin keeps what that pass found.
-func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.ReadCloser, error)) {
-	at := d.file
-	if at == nil && d.inflated != nil {
-		if m := d.inflated(); m != nil {
-			at = m
-		}
-	}
-	if n := d.lastHeap.ResolveNames(ctx, d.env(), reopen, at); n > 0 {
+func (d *binDecoder) resolveThreadNames(ctx context.Context) {
+	if n := d.lastHeap.ResolveNames(ctx, d.env(), d.in); n > 0 {
 		d.g.Soft.Add(graph.SoftThreadNamesUnresolved, "", int64(n))
 	}
 }

@@ -50,11 +50,11 @@ func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 		n, _ := f.ReadAt(head, 0)
 		if source.Sniff(head[:n]) == source.Binary {
 			g := newGraph(path, "")
-			r, err := hprof.NewReader(f)
+			in, err := hprof.NewFile(f, hprof.Again{At: hprof.AtFile(f)})
 			if err != nil {
 				return nil, err
 			}
-			if err := decodeBinary(ctx, r, f, nil, g, opts, source.Reopen(path)); err != nil {
+			if err := decodeBinary(ctx, in, g, opts); err != nil {
 				return nil, err
 			}
 			return g, nil
@@ -64,13 +64,25 @@ func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 		// Inflated on every core, the JDK's -gz is read again faster
 		// than a copy would be written during the first pass: no copy.
 		defer zr.Close()
-		g, err := convertStream(ctx, zr, zr.Inflated, "gzip", path, opts, source.Reopen(path))
+		again := hprof.Again{At: membersAt(zr), Reopen: source.Reopen(path)}
+		g, err := convertStream(ctx, zr, again, "gzip", path, opts)
 		if g != nil {
 			g.Source.Notes = append(g.Source.Notes, "gzip: the JDK's chunked -gz format, members inflated in parallel ("+source.InflateImpl+")")
 		}
 		return g, err
 	}
 	return convert(ctx, f, path, opts, source.Reopen(path))
+}
+
+// membersAt gives random access to a chunked gzip file's inflated bytes
+// once they were all read (its member index), nil before.
+func membersAt(zr *source.Gunzip) func() io.ReaderAt {
+	return func() io.ReaderAt {
+		if m := zr.Inflated(); m != nil {
+			return m
+		}
+		return nil
+	}
 }
 
 // Convert decodes one input stream; name is what messages call it.
@@ -95,33 +107,33 @@ func convert(ctx context.Context, in io.Reader, name string, opts Options, reope
 		r, reopen, kept = source.Keep(r, opts.SpillDir, rereads, reopen)
 		defer kept.Close()
 	}
-	g, err := decodeStream(ctx, r, nil, compression, prefix, name, opts, reopen)
+	g, err := decodeStream(ctx, r, hprof.Again{Reopen: reopen}, compression, prefix, name, opts)
 	if note := kept.Note(compression); g != nil && note != "" {
 		g.Source.Notes = append(g.Source.Notes, note)
 	}
 	return g, err
 }
 
-// convertStream decodes an already decompressed stream; inflated, when
-// set, gives random access to it once it was read.
-func convertStream(ctx context.Context, in io.Reader, inflated func() *source.Members, compression, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
+// convertStream decodes an already decompressed stream; again says how
+// it is read after the first pass.
+func convertStream(ctx context.Context, in io.Reader, again hprof.Again, compression, name string, opts Options) (*graph.Graph, error) {
 	br, prefix, err := source.Peek(in, compression)
 	if err != nil {
 		return nil, err
 	}
-	return decodeStream(ctx, br, inflated, compression, prefix, name, opts, reopen)
+	return decodeStream(ctx, br, again, compression, prefix, name, opts)
 }
 
-func decodeStream(ctx context.Context, r io.Reader, inflated func() *source.Members, compression string, prefix []byte, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
+func decodeStream(ctx context.Context, r io.Reader, again hprof.Again, compression string, prefix []byte, name string, opts Options) (*graph.Graph, error) {
 	var err error
 	g := newGraph(name, compression)
 	switch kind := source.Sniff(prefix); kind {
 	case source.Binary:
-		var hr *hprof.Reader
-		if hr, err = hprof.NewReader(r); err != nil {
+		var in *hprof.File
+		if in, err = hprof.NewFile(r, again); err != nil {
 			return nil, err
 		}
-		err = decodeBinary(ctx, hr, nil, inflated, g, opts, reopen)
+		err = decodeBinary(ctx, in, g, opts)
 	case source.Text:
 		err = decodeText(ctx, r, g, opts)
 	default:

@@ -3,9 +3,7 @@ package convert
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
-	"os"
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
@@ -17,22 +15,22 @@ import (
 
 // The retained view (package convert/retained) holds the whole object
 // graph in memory, so it is computed only when Options.Views names it
-// (--view retained), never by default. It reads the input twice more
-// through reopen; standard input cannot be reopened, so there the view is
-// missing and a note says why.
+// (--view retained), never by default. It reads the chosen dump again
+// (hprof.File.Heap) unless the first pass noted it all; standard input
+// cannot be read again, so there the view is missing and a note says why.
 
 // asks reports whether the user named view explicitly.
 func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) }
 
 // buildRetained computes the dominator tree of the chosen heap dump and
 // adds the retained view.
-func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCloser, error)) {
+func (d *binDecoder) buildRetained(ctx context.Context) {
 	h := d.lastHeap
 	if h == nil || len(h.Classes) == 0 {
 		return
 	}
 	g := d.g
-	if reopen == nil {
+	if !d.in.CanReread() {
 		g.Source.Notes = append(g.Source.Notes,
 			"retained view not computed: it reads the input again, which standard input cannot do; convert a file instead")
 		g.SoftFail(graph.SoftRetainedNeedsFile)
@@ -41,7 +39,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	oop, _ := d.oopSize(h)
 	probe := testhooks.From(ctx).Retained
 	in := retained.Input{
-		Open:      reopen,
+		File:      d.in,
 		Dump:      h.Index,
 		Classes:   make(map[uint64]*retained.Class, len(h.Classes)),
 		FieldName: func(id uint64) string { return d.sym.Strings[id] },
@@ -62,8 +60,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if probe != nil {
 		in.GarbageHolds = probe.GarbageHolds
 	}
-	f, _ := d.file.(*os.File)
-	h.FeedRetained(&in, f, d.mapSpans, d.r.IDSize(), testhooks.From(ctx).RetainedFeed)
+	h.FeedRetained(&in, d.file, true, testhooks.From(ctx).RetainedFeed)
 	for id, c := range h.Classes {
 		name := d.sym.ClassName[id]
 		if name == "" {
@@ -113,9 +110,9 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 }
 
 // writeObjects reads the chosen dump again for Options.Objects (internal/heaprows).
-func (d *binDecoder) writeObjects(ctx context.Context, reopen func() (io.ReadCloser, error)) error {
+func (d *binDecoder) writeObjects(ctx context.Context) error {
 	h := d.lastHeap
-	in := &heaprows.Input{Reopen: reopen, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }, Progress: d.opts.Progress, Before: d.g.Source.Bytes}
+	in := &heaprows.Input{File: d.in, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }, Progress: d.opts.Progress, Before: d.g.Source.Bytes}
 	if h != nil {
 		in.Oop, _ = d.oopSize(h)
 		in.Header, in.Retained, in.InstanceSize = int64(d.header(h, in.Oop)), h.Retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }

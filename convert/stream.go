@@ -85,10 +85,11 @@ func NewStream(src io.Reader, opts StreamOptions) (*Stream, error) {
 	if opts.MaxState <= 0 {
 		opts.MaxState = DefaultMaxState
 	}
-	r, err := hprof.NewReader(src)
+	in, err := hprof.NewFile(src, hprof.Again{}) // a live stream is read once
 	if err != nil {
 		return nil, err
 	}
+	r := in.Records()
 	meta := graph.New()
 	meta.Source = graph.Source{
 		Format:  "hprof-binary",

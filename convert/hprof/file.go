@@ -53,14 +53,17 @@ func AtFile(at io.ReaderAt) func() io.ReaderAt { return func() io.ReaderAt { ret
 
 // NewFile reads and checks the header from first, the input as the
 // first pass reads it (NewReader's rules), and returns the File whose
-// Records are the rest of first.
+// Records are the rest of first. With an empty again (standard input, a
+// live connection) the input is read once: Heap returns ErrNoReread.
 func NewFile(first io.Reader, again Again) (*File, error) {
 	r, err := NewReader(first)
 	if err != nil {
 		return nil, err
 	}
 	f := &File{Header: r.Header, first: r, again: again}
-	r.notes = f
+	if again.At != nil || again.Reopen != nil {
+		r.notes = f // nothing reads the windows of an input read once
+	}
 	return f, nil
 }
 

@@ -32,7 +32,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
@@ -61,14 +60,15 @@ type Class struct {
 
 // Input describes one heap dump to analyse.
 type Input struct {
-	// Open opens the input from its start (decompressed). It is called
-	// twice, once when Noted is set, never when Segments is.
-	Open func() (io.ReadCloser, error)
+	// File is the input the dump is read from (hprof.File.Heap), as
+	// often as what the caller's own first pass noted leaves needed: not
+	// at all with Segments, once with Noted, twice with neither.
+	File *hprof.File
 	// Segments, when set, are the heap records of the dump in memory (a
 	// mapped plain file), and SegmentObjects and SegmentRefs what the
 	// caller's own pass over them found: then the ID index and the graph
-	// are built from the segments, several at a time, and Open is not
-	// used. No object ID is kept on the heap for it.
+	// are built from the segments, several at a time, and File is not
+	// read. No object ID is kept on the heap for it.
 	Segments Segments
 	// SegmentObjects describe the objects (instances, arrays, class
 	// objects) of each segment.
@@ -82,12 +82,10 @@ type Input struct {
 	// class (its loader).
 	SegmentRefs []int64
 	// Noted, when set (and Segments not), is what the caller's own pass
-	// over a stream found: then Open is called once, to fill the graph.
+	// over a stream found: then File is read once, to fill the graph.
 	// Compute takes its sets (and sets them to nil), so they are freed
 	// as they are indexed.
 	Noted *NotedIDs
-	// IDSize is the dump's ID size (needed with Segments).
-	IDSize int
 	// Dump is the 1-based index of the heap dump to read, counted as the
 	// converter counts them (a HEAP DUMP record, or HEAP DUMP SEGMENTs up
 	// to HEAP DUMP END).
@@ -308,10 +306,14 @@ func (r *Result) Retained(id uint64) (int64, bool) {
 	return r.retained[i], true
 }
 
-// Compute reads the dump twice through in.Open and computes the
-// dominator tree and the class-level paths.
+// Compute builds the object graph of the dump from what the caller
+// noted and from in.File (see Input.File) and computes the dominator
+// tree and the class-level paths.
 func Compute(ctx context.Context, in Input) (*Result, error) {
-	if in.Open == nil && in.Segments == nil {
+	if in.File == nil {
+		return nil, errors.New("retained: no input to read the dump from")
+	}
+	if in.Segments == nil && !in.File.CanReread() {
 		return nil, errors.New("retained: the input cannot be read again (standard input?)")
 	}
 	if in.MaxDepth <= 0 {
@@ -326,7 +328,7 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 		if in.Segments.Len() != len(in.SegmentObjects) || len(in.SegmentObjects) != len(in.SegmentRefs) {
 			return nil, errors.New("retained: segments, object counts and reference bounds differ in number")
 		}
-		s.idSize = in.IDSize
+		s.idSize = in.File.IDSize()
 		s.setLayouts()
 		for _, r := range in.SegmentRefs {
 			s.maxEdges += r
@@ -345,7 +347,7 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 			if len(noted.IDs.Ranges) != len(noted.IDs.Sets) {
 				return nil, errors.New("retained: noted ID ranges and sets differ in number")
 			}
-			s.idSize, s.maxEdges = in.IDSize, noted.Refs
+			s.idSize, s.maxEdges = in.File.IDSize(), noted.Refs
 			s.setLayouts()
 			ids, noted.IDs = noted.IDs, IDNotes{}
 		} else {

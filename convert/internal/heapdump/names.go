@@ -3,7 +3,6 @@ package heapdump
 import (
 	"context"
 	"encoding/binary"
-	"io"
 	"maps"
 	"slices"
 	"unicode/utf16"
@@ -237,29 +236,12 @@ func (h *Dump) ApplyNames() {
 	}
 }
 
-// NamePass reads the same heap dump again looking only at the Strings
-// and arrays thread names need.
-func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser, error)) error {
-	rc, err := reopen()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	r, err := hprof.NewReader(rc)
-	if err != nil {
-		return err
-	}
+// NamePass reads the same heap dump again (hprof.File.Heap) looking
+// only at the Strings and arrays thread names need.
+func (h *Dump) NamePass(ctx context.Context, e Env, f *hprof.File) error {
 	// What is still to read: the pass ends when nothing is.
 	pending := h.pendingNameParts(false)
-	var dumps hprof.DumpCounter
-	err = hprof.Walk(ctx, r, func(rec hprof.Record) error {
-		if len(pending) == 0 {
-			return hprof.ErrStop
-		}
-		if dumps.Dump(rec.Tag) != h.Index {
-			return nil
-		}
-		hr := r.Heap()
+	err := f.Heap(ctx, h.Index, func(hr *hprof.HeapReader) error {
 		for len(pending) > 0 {
 			s, err := hr.Next()
 			if err != nil {
@@ -411,12 +393,13 @@ func (h *Dump) RootName(thread uint32) string {
 
 // ResolveNames finds thread names whose String or value array came
 // before the thread object in the dump. It reads again the heap records
-// of the dump that may hold them: through at (random access to the
-// input, decompressed; nil for none) when the first pass streamed them,
-// else, when some were streamed, the input through reopen, up to three
-// times. reopen may be nil (standard input): the names found so far are
-// kept. It returns how many thread roots are still without a name.
-func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCloser, error), at io.ReaderAt) int {
+// of the dump that may hold them: by random access (f.ReaderAt) when the
+// first pass streamed them and the input allows it, else, when some were
+// streamed, the whole dump (f.Heap), up to three times. An input that
+// cannot be read again (standard input) keeps the names found so far. It
+// returns how many thread roots are still without a name.
+func (h *Dump) ResolveNames(ctx context.Context, e Env, f *hprof.File) int {
+	at := f.ReaderAt()
 	spans, ids := h.AllSpans, h.SpanIDs
 	all := !h.Streamed() // every heap record of the dump is in spans
 	if h.Streamed() && at != nil {
@@ -435,10 +418,10 @@ func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCl
 	}
 	for pass := 0; !all && pass < 3 && h.Unresolved() > 0; pass++ {
 		before := h.Unresolved()
-		if reopen == nil {
+		if !f.CanReread() {
 			break
 		}
-		if err := h.NamePass(ctx, e, reopen); err != nil {
+		if err := h.NamePass(ctx, e, f); err != nil {
 			e.SoftFailDetail(graph.SoftThreadNamePassFailed, err.Error())
 			break
 		}

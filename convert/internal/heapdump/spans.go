@@ -181,7 +181,7 @@ func (h *Dump) AddSpan(e Env, res *SpanResult) error {
 // or the IDs of the streamed records (it is read once more); nothing
 // when the dump mixed both (it is read twice more). feed can hand over
 // less, for tests to compare the paths.
-func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, idSize int, feed Feed) {
+func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, feed Feed) {
 	defer func() { h.Objs, h.Noted = nil, nil }()
 	noted := feed == FeedNoted
 	switch {
@@ -199,8 +199,5 @@ func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, id
 	case h.Noted != nil && len(h.AllSpans) == 0:
 		h.Noted.IDs.Flush()
 		in.Noted = h.Noted
-	default:
-		return
 	}
-	in.IDSize = idSize
 }
