@@ -135,6 +135,12 @@ type Input struct {
 	Phase func(phase string)
 }
 
+// readable reports whether the dump can be had: from the noted segments
+// or by reading File again.
+func (in *Input) readable() bool {
+	return in.File != nil && (in.Segments != nil || in.File.CanReread())
+}
+
 // IDRange sums up the object IDs of one segment: enough to size and
 // shape the ID index before the IDs are read again.
 type IDRange struct {
@@ -310,10 +316,7 @@ func (r *Result) Retained(id uint64) (int64, bool) {
 // noted and from in.File (see Input.File) and computes the dominator
 // tree and the class-level paths.
 func Compute(ctx context.Context, in Input) (*Result, error) {
-	if in.File == nil {
-		return nil, errors.New("retained: no input to read the dump from")
-	}
-	if in.Segments == nil && !in.File.CanReread() {
+	if !in.readable() {
 		return nil, errors.New("retained: the input cannot be read again (standard input?)")
 	}
 	if in.MaxDepth <= 0 {
