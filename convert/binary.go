@@ -13,6 +13,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // binDecoder turns the records of one binary HPROF input into a graph.
@@ -47,6 +48,9 @@ type binDecoder struct {
 	heap     *heapdump.Dump // the dump being read
 	lastHeap *heapdump.Dump // the dump the heap view is taken from
 	dumps    int
+	// retained is the retained analysis of lastHeap when it was made
+	// with its object IDs kept: the heap tables' per-object columns.
+	retained *retained.Result
 
 	progressNext int64
 }

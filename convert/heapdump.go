@@ -7,7 +7,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
 // Heap dump records: which dump a record belongs to, and whether its
@@ -31,7 +31,7 @@ func (d *binDecoder) newHeapDump(index int) *heapdump.Dump {
 	h := heapdump.New(index, d.r.IDSize(), d.newObjAgg())
 	d.trackHeaps(h, h.Agg)
 	if d.opts.asks(graph.ViewRetained) {
-		h.Noted = &retained.NotedIDs{}
+		h.Noted = &idnote.NotedIDs{}
 	}
 	return h
 }

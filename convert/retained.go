@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heaprows"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
@@ -60,7 +62,7 @@ func (d *binDecoder) buildRetained(ctx context.Context) {
 	if probe != nil {
 		in.GarbageHolds = probe.GarbageHolds
 	}
-	h.FeedRetained(&in, d.file, true, testhooks.From(ctx).RetainedFeed)
+	feedRetained(&in, h, d.file, testhooks.From(ctx).RetainedFeed)
 	for id, c := range h.Classes {
 		name := d.sym.ClassName[id]
 		if name == "" {
@@ -88,7 +90,7 @@ func (d *binDecoder) buildRetained(ctx context.Context) {
 	if probe != nil {
 		probe.Result = res
 	}
-	h.Retained = res
+	d.retained = res
 	spill := res.Spill.String()
 	if spill != "" {
 		g.Source.Notes = append(g.Source.Notes, spill)
@@ -109,13 +111,40 @@ func (d *binDecoder) buildRetained(ctx context.Context) {
 	g.AddView(v)
 }
 
+// feedRetained hands the retained view what the first pass noted of the
+// objects of dump h: the spans of a plain file with their ID summaries
+// (the graph is filled from the mapped spans, the input is not read
+// again), or the IDs of the streamed records (it is read once more);
+// nothing when the dump mixed both (it is read twice more). feed can hand
+// over less, for tests to compare the paths.
+func feedRetained(in *retained.Input, h *heapdump.Dump, file *os.File, feed heapdump.Feed) {
+	defer func() { h.Objs, h.Noted = nil, nil }()
+	noted := feed == heapdump.FeedNoted
+	switch {
+	case feed == heapdump.FeedNothing:
+		return
+	case file != nil && !h.Streamed() && len(h.Objs) > 0:
+		in.Segments = &heapdump.FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: true}
+		for _, o := range h.Objs {
+			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
+			if noted {
+				in.SegmentIDs = append(in.SegmentIDs, o.Set)
+			}
+			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
+		}
+	case h.Noted != nil && len(h.AllSpans) == 0:
+		h.Noted.IDs.Flush()
+		in.Noted = h.Noted
+	}
+}
+
 // writeObjects reads the chosen dump again for Options.Objects (internal/heaprows).
 func (d *binDecoder) writeObjects(ctx context.Context) error {
 	h := d.lastHeap
 	in := &heaprows.Input{File: d.in, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }, Progress: d.opts.Progress, Before: d.g.Source.Bytes}
 	if h != nil {
 		in.Oop, _ = d.oopSize(h)
-		in.Header, in.Retained, in.InstanceSize = int64(d.header(h, in.Oop)), h.Retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }
+		in.Header, in.Retained, in.InstanceSize = int64(d.header(h, in.Oop)), d.retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }
 	}
 	return heaprows.Write(ctx, in)
 }

@@ -35,6 +35,7 @@ import (
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
 // Sentinel errors.
@@ -72,11 +73,11 @@ type Input struct {
 	Segments Segments
 	// SegmentObjects describe the objects (instances, arrays, class
 	// objects) of each segment.
-	SegmentObjects []IDRange
+	SegmentObjects []idnote.IDRange
 	// SegmentIDs, when set (one per segment), are the object IDs of each
 	// segment as the caller's pass noted them: then the ID index is built
 	// from them, without reading the segments for it.
-	SegmentIDs []SegmentIDs
+	SegmentIDs []idnote.SegmentIDs
 	// SegmentRefs bound the references of each segment: instance payload
 	// bytes / ID size + object array elements + static fields + 1 per
 	// class (its loader).
@@ -85,7 +86,7 @@ type Input struct {
 	// over a stream found: then File is read once, to fill the graph.
 	// Compute takes its sets (and sets them to nil), so they are freed
 	// as they are indexed.
-	Noted *NotedIDs
+	Noted *idnote.NotedIDs
 	// Dump is the 1-based index of the heap dump to read, counted as the
 	// converter counts them (a HEAP DUMP record, or HEAP DUMP SEGMENTs up
 	// to HEAP DUMP END).
@@ -139,34 +140,6 @@ type Input struct {
 // or by reading File again.
 func (in *Input) readable() bool {
 	return in.File != nil && (in.Segments != nil || in.File.CanReread())
-}
-
-// IDRange sums up the object IDs of one segment: enough to size and
-// shape the ID index before the IDs are read again.
-type IDRange struct {
-	N      int    // objects
-	Lo, Hi uint64 // smallest and largest ID
-	First  uint64 // the first ID
-	Diff   uint64 // OR of id ^ First over the IDs: their common low bits are 0
-}
-
-// Add notes one object ID.
-func (r *IDRange) Add(id uint64) {
-	if r.N == 0 {
-		r.Lo, r.Hi, r.First = id, id, id
-	}
-	r.N++
-	r.Lo, r.Hi = min(r.Lo, id), max(r.Hi, id)
-	r.Diff |= id ^ r.First
-}
-
-// NotedIDs are the object IDs of a dump read as a stream, noted by parts
-// (IDNotes: a record or a stretch of one, any order) as
-// Input.SegmentObjects and SegmentIDs note a segment's, and a bound on
-// their references (as Input.SegmentRefs counts them).
-type NotedIDs struct {
-	IDs  IDNotes
-	Refs int64
 }
 
 // Segments are heap dump records held in memory.
@@ -345,20 +318,20 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 			return nil, err
 		}
 	} else {
-		var ids IDNotes
+		var ids idnote.IDNotes
 		if noted := in.Noted; noted != nil {
 			if len(noted.IDs.Ranges) != len(noted.IDs.Sets) {
 				return nil, errors.New("retained: noted ID ranges and sets differ in number")
 			}
 			s.idSize, s.maxEdges = in.File.IDSize(), noted.Refs
 			s.setLayouts()
-			ids, noted.IDs = noted.IDs, IDNotes{}
+			ids, noted.IDs = noted.IDs, idnote.IDNotes{}
 		} else {
 			s.phase("reading IDs")
 			if err := s.pass(ctx, 1); err != nil {
 				return nil, err
 			}
-			ids, s.ids = s.ids, IDNotes{}
+			ids, s.ids = s.ids, idnote.IDNotes{}
 		}
 		s.phase("indexing IDs")
 		// The notes are freed as they are indexed.

@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
 // classObjFlag marks an object that is a class object (CLASS DUMP): its
@@ -56,7 +57,7 @@ type scanner struct {
 	cls     classCache  // for classOf (pass 1)
 
 	// Pass 1.
-	ids      IDNotes
+	ids      idnote.IDNotes
 	maxEdges int64
 
 	// Pass 2: by dense object number.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
 // threadInstance reports whether an instance may be a thread object: its
@@ -276,7 +276,7 @@ func (h *Dump) NamePass(ctx context.Context, e Env, f *hprof.File) error {
 // reading only what the one before asked for, and only the records whose
 // object IDs (ids, by record; a record without is always read) may hold
 // one of them.
-func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, ids []retained.IDRange) {
+func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, ids []idnote.IDRange) {
 	for _, t := range h.ThreadRoots {
 		if _, ok := h.threadObjs[t.ObjectID]; !ok {
 			h.threadObjs[t.ObjectID] = 0
@@ -368,7 +368,7 @@ func (h *Dump) partRead(id uint64) bool {
 
 // anyWithin reports whether one of the sorted ids is within the range of
 // r.
-func anyWithin(ids []uint64, r retained.IDRange) bool {
+func anyWithin(ids []uint64, r idnote.IDRange) bool {
 	if r.N == 0 {
 		return false
 	}
@@ -405,7 +405,7 @@ func (h *Dump) ResolveNames(ctx context.Context, e Env, f *hprof.File) int {
 	if h.Streamed() && at != nil {
 		spans, ids = slices.Clone(spans), slices.Clone(ids)
 		for len(ids) < len(spans) { // not scanned (damaged): read them
-			ids = append(ids, retained.IDRange{N: 1, Lo: 0, Hi: ^uint64(0)})
+			ids = append(ids, idnote.IDRange{N: 1, Lo: 0, Hi: ^uint64(0)})
 		}
 		ids = append(ids, h.StreamIDs...)
 		for _, sp := range h.StreamSpans {
