@@ -203,7 +203,7 @@ func (d *binDecoder) finish(ctx context.Context) {
 // once (in.Records), then the chosen heap dump again (in.Heap) where a
 // view needs a second look at objects seen before it knew it wanted
 // them (thread names, the retained view, the heap rows).
-func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Options) error {
+func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Options) (*binDecoder, error) {
 	r := in.Records()
 	g.Source.Format = "hprof-binary"
 	g.Source.Version = r.Header.Version
@@ -230,7 +230,7 @@ func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Opti
 	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
-			return runErr
+			return nil, runErr
 		}
 		g.Damage = runErr
 		g.Lost = hprof.Lost(runErr)
@@ -256,7 +256,7 @@ func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Opti
 	g.StackBudget = graph.StackBudgetFor(r.Offset())
 	d.finish(ctx)
 	d.describe()
-	return d.writeObjects(ctx)
+	return d, nil
 }
 
 // describe fills the writer guess and the notes of `info`.

@@ -36,7 +36,9 @@ func TestGzipThreadNamesWithoutReading(t *testing.T) {
 		if inflated {
 			again.At = membersAt(zr)
 		}
-		g, err := convertStream(context.Background(), zr, again, "gzip", path, Options{Views: []string{graph.ViewThreads}})
+		d := &Decoded{}
+		defer d.Close()
+		g, err := d.convertStream(context.Background(), zr, again, "gzip", path, Options{Views: []string{graph.ViewThreads}})
 		if err != nil {
 			t.Fatal(err)
 		}

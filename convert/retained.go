@@ -48,7 +48,7 @@ func (d *binDecoder) buildRetained(ctx context.Context) {
 		// The heap view's array model: data bytes of elements.
 		ArraySize: func(data int64) int64 { return heapsize.Array(int64(d.header(h, oop)), data, 1) },
 		RefSize:   oop,
-		KeepIDs:   probe != nil || (d.opts.Objects != nil && d.opts.Objects.Object != nil),
+		KeepIDs:   probe != nil || d.opts.ObjectRetained,
 	}
 	switch {
 	case d.opts.RetainedMemory != 0:
@@ -138,10 +138,10 @@ func feedRetained(in *retained.Input, h *heapdump.Dump, file *os.File, feed heap
 	}
 }
 
-// writeObjects reads the chosen dump again for Options.Objects (internal/heaprows).
-func (d *binDecoder) writeObjects(ctx context.Context) error {
+// writeObjects reads the chosen dump's rows into sink (internal/heaprows).
+func (d *binDecoder) writeObjects(ctx context.Context, sink *graph.ObjectSink) error {
 	h := d.lastHeap
-	in := &heaprows.Input{File: d.in, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }, Progress: d.opts.Progress, Before: d.g.Source.Bytes}
+	in := &heaprows.Input{File: d.in, Sink: sink, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }, Progress: d.opts.Progress, Before: d.g.Source.Bytes}
 	if h != nil {
 		in.Oop, _ = d.oopSize(h)
 		in.Header, in.Retained, in.InstanceSize = int64(d.header(h, in.Oop)), d.retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }
