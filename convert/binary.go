@@ -183,16 +183,16 @@ func (d *binDecoder) finish(ctx context.Context) {
 	}
 	g.Source.Dumps = d.dumps
 	if d.opts.wants(graph.ViewCPU) {
-		d.buildCPU()
+		d.buildCPU(g)
 	}
 	if d.opts.wants(graph.ViewAlloc) {
-		d.buildAlloc()
+		d.buildAlloc(g)
 	}
 	if d.opts.wants(graph.ViewHeap) {
 		d.buildHeap()
 	}
 	if d.opts.wants(graph.ViewThreads) {
-		d.buildThreads()
+		d.buildThreads(g)
 	}
 	if d.opts.asks(graph.ViewRetained) {
 		d.buildRetained(ctx)
@@ -247,7 +247,12 @@ func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Opti
 		if !h.Complete && runErr == nil {
 			// Segments with no HEAP DUMP END: the writer stopped, or the
 			// file was cut at a record boundary.
-			g.Damage = &hprof.FormatError{Off: g.Source.Bytes, Record: "HEAP DUMP SEGMENT", Msg: "no HEAP DUMP END before the end of the input", Err: hprof.ErrTruncated}
+			g.Damage = &hprof.FormatError{
+				Off:    g.Source.Bytes,
+				Record: "HEAP DUMP SEGMENT",
+				Msg:    "no HEAP DUMP END before the end of the input",
+				Err:    hprof.ErrTruncated,
+			}
 			g.Lost = hprof.JoinLost(g.Lost, fmt.Sprintf("heap dump %d has no HEAP DUMP END: the input ends after its last whole record, so later objects may be missing", h.Index))
 		} else if !h.Complete {
 			g.Lost = hprof.JoinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.Index))

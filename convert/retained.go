@@ -10,7 +10,6 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
-	"github.com/hprof2pprof/hprof2pprof/convert/internal/heaprows"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
@@ -136,15 +135,4 @@ func feedRetained(in *retained.Input, h *heapdump.Dump, file *os.File, feed heap
 		h.Noted.IDs.Flush()
 		in.Noted = h.Noted
 	}
-}
-
-// writeObjects reads the chosen dump's rows into sink (internal/heaprows).
-func (d *binDecoder) writeObjects(ctx context.Context, sink *graph.ObjectSink) error {
-	h := d.lastHeap
-	in := &heaprows.Input{File: d.in, Sink: sink, Dump: h, IDSize: d.r.IDSize(), ClassName: func(id uint64) string { return d.sym.ClassName[id] }, String: func(id uint64) string { return d.sym.Strings[id] }, Progress: d.opts.Progress, Before: d.g.Source.Bytes}
-	if h != nil {
-		in.Oop, _ = d.oopSize(h)
-		in.Header, in.Retained, in.InstanceSize = int64(d.header(h, in.Oop)), d.retained, func(cls uint64) int64 { return d.instanceSize(h, cls, in.Oop) }
-	}
-	return heaprows.Write(ctx, in)
 }
