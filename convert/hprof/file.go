@@ -25,11 +25,12 @@ var maxHeapBody int64 = 64 << 20 // a variable for tests
 // and again by later passes over one heap dump, as debug/elf's File is
 // one object file whose sections are windows on it. As the first pass
 // goes (Records), the File notes where each heap dump's records are
-// (Segments). A later pass iterates a dump's sub-records with Heap: from
-// those windows by random access where the input allows it (Again.At: a
-// plain file, the member index of a chunked gzip file), else by opening
-// the input again and walking to the dump (Again.Reopen: a bzip2 or
-// single-stream gzip input kept decompressed).
+// (Segments), which a pass that reads a few records takes by random
+// access where the input allows it (ReaderAt: a plain file, the member
+// index of a chunked gzip file). A pass over a whole dump iterates its
+// sub-records with Heap, from those windows or from the input opened
+// again (Again.Reopen: a chunked gzip file inflated again in parallel, a
+// bzip2 or single-stream gzip input kept decompressed).
 type File struct {
 	Header Header
 	first  *Reader
@@ -119,9 +120,11 @@ func (f *File) Segments(dump int) []Segment {
 }
 
 // Heap calls fn with an iterator over each heap record of dump (1-based),
-// in input order: from the windows the first pass noted when the input
-// has random access, else from the input opened again. It is the one
-// policy of the later passes:
+// in input order: from the input opened again when it can be
+// (Again.Reopen: a whole pass reads a stream as fast as its windows, and
+// a chunked gzip file is inflated again on every core, where its windows
+// would be inflated member by member), else from the windows the first
+// pass noted (a plain file). It is the one policy of the later passes:
 //
 //   - fn reads the record's sub-records (HeapReader.Next) as far as it
 //     likes; what it leaves is skipped.
@@ -135,13 +138,17 @@ func (f *File) Segments(dump int) []Segment {
 //     read again is ErrNoReread; a reopened input whose header differs
 //     is ErrChanged.
 func (f *File) Heap(ctx context.Context, dump int, fn func(hr *HeapReader) error) error {
-	if at := f.ReaderAt(); at != nil && dump >= 1 && dump <= len(f.dumps) {
-		return f.heapAt(ctx, at, dump, fn)
+	if f.again.Reopen != nil {
+		return f.heapReopen(ctx, dump, fn)
 	}
-	if f.again.Reopen == nil {
+	at := f.ReaderAt()
+	switch {
+	case at == nil:
 		return ErrNoReread
+	case dump < 1 || dump > len(f.dumps):
+		return errAt(ErrNoDump, 0, "", "heap dump %d not found", dump)
 	}
-	return f.heapReopen(ctx, dump, fn)
+	return f.heapAt(ctx, at, dump, fn)
 }
 
 // heapAt is Heap over the noted windows of dump.

@@ -65,8 +65,10 @@ func TestFileHeapPaths(t *testing.T) {
 					t.Errorf("%s[:%d] dump %d: streamed windows and reopen differ (%v, %v)", name, cut, dump, gerr, werr)
 				}
 			}
-			if _, err := fileSubs(t, byReopen, len(byAt.dumps)+1); walkErr == nil && !errors.Is(err, ErrNoDump) {
-				t.Errorf("%s[:%d]: a dump past the last: %v, want ErrNoDump", name, cut, err)
+			for _, f := range []*File{byAt, byReopen} {
+				if _, err := fileSubs(t, f, len(byAt.dumps)+1); walkErr == nil && !errors.Is(err, ErrNoDump) {
+					t.Errorf("%s[:%d]: a dump past the last: %v, want ErrNoDump", name, cut, err)
+				}
 			}
 		}
 	}
