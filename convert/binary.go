@@ -223,14 +223,28 @@ func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Opti
 			runErr = err
 		}
 	}
-	g.Source.Bytes = r.Offset()
+	if err := d.damage(runErr); err != nil {
+		return nil, err
+	}
+	g.StackBudget = graph.StackBudgetFor(r.Offset())
+	d.finish(ctx)
+	d.describe()
+	return d, nil
+}
+
+// damage records where the first pass ended and what it lost: runErr
+// (the walk's error) as the graph's damage, and a dump left without its
+// HEAP DUMP END. A cancelled walk is returned: nothing is kept.
+func (d *binDecoder) damage(runErr error) error {
+	g := d.g
+	g.Source.Bytes = d.r.Offset()
 	var fe *hprof.FormatError
 	if errors.As(runErr, &fe) && errors.Is(runErr, hprof.ErrTruncated) {
 		g.Source.Bytes = max(g.Source.Bytes, fe.Off) // where the input ends
 	}
 	if runErr != nil {
 		if errors.Is(runErr, context.Canceled) || errors.Is(runErr, context.DeadlineExceeded) {
-			return nil, runErr
+			return runErr
 		}
 		g.Damage = runErr
 		g.Lost = hprof.Lost(runErr)
@@ -258,10 +272,7 @@ func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Opti
 			g.Lost = hprof.JoinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.Index))
 		}
 	}
-	g.StackBudget = graph.StackBudgetFor(r.Offset())
-	d.finish(ctx)
-	d.describe()
-	return d, nil
+	return nil
 }
 
 // describe fills the writer guess and the notes of `info`.
