@@ -10,9 +10,9 @@ import (
 // The alloc view: the ALLOC SITES record of the dump asked for, each
 // site's trace with the allocated class as leaf.
 
-// siteClass is the source name of the class an ALLOC SITES site allocates.
-func (d *binDecoder) siteClass(site hprof.AllocSite) string {
-	g := d.g
+// siteClass is the source name of the class an ALLOC SITES site
+// allocates; what is wrong with it is a soft failure of g.
+func (d *binDecoder) siteClass(g *graph.Graph, site hprof.AllocSite) string {
 	if site.ArrayType != 0 && site.ArrayType != hprof.TypeObject {
 		class := site.ArrayType.JavaName() + "[]"
 		if class == "[]" {
@@ -28,18 +28,18 @@ func (d *binDecoder) siteClass(site hprof.AllocSite) string {
 	return fmt.Sprintf("unknown-class-serial-%d", site.ClassSerial)
 }
 
-func (d *binDecoder) buildAlloc() {
+// buildAlloc adds the alloc view of the ALLOC SITES kept to g.
+func (d *binDecoder) buildAlloc(g *graph.Graph) {
 	if d.sites == nil {
 		return
 	}
-	g := d.g
 	s := d.sites
 	v := graph.NewAllocView()
 	v.Time = g.Source.Time
 	v.Duration = usec(d.sitesTime)
 	agg := graph.NewAggregator(v)
 	for _, site := range s.Sites {
-		class := d.siteClass(site)
+		class := d.siteClass(g, site)
 		st := g.WithLeaf(d.names.Stack(site.TraceSerial), class)
 		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: class}},
 			int64(site.AllocObjects), int64(site.AllocBytes), int64(site.LiveInstances), int64(site.LiveBytes))

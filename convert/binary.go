@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"time"
 
@@ -14,7 +13,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
-	"github.com/hprof2pprof/hprof2pprof/convert/source"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // binDecoder turns the records of one binary HPROF input into a graph.
@@ -23,15 +22,15 @@ import (
 type binDecoder struct {
 	g    *graph.Graph
 	opts Options
-	r    *hprof.Reader
-	// file, when set, is the plain input file: heap segments are read
-	// from it in parallel (parallel.go); size is its length.
-	file     io.ReaderAt
-	size     int64
-	mapSpans bool // map spans instead of reading them (no copy)
-	// inflated, when set, gives random access to a compressed input's
-	// inflated bytes once it was read (nil when it cannot).
-	inflated func() *source.Members
+	// in is the input: its records as the first pass reads them (r),
+	// and the chosen heap dump again for the passes after it (thread
+	// names, the retained graph, the heap rows).
+	in *hprof.File
+	r  *hprof.Reader
+	// file, when set, is the plain input file: heap segments are mapped
+	// from it and read in parallel (parallel.go); size is its length.
+	file *os.File
+	size int64
 
 	sym   *hprof.Symbols // strings, classes, frames, traces, threads
 	names *frames.Namer  // traces → graph stacks, frames named
@@ -49,6 +48,9 @@ type binDecoder struct {
 	heap     *heapdump.Dump // the dump being read
 	lastHeap *heapdump.Dump // the dump the heap view is taken from
 	dumps    int
+	// retained is the retained analysis of lastHeap when it was made
+	// with its object IDs kept: the heap tables' per-object columns.
+	retained *retained.Result
 
 	progressNext int64
 }
@@ -166,7 +168,7 @@ func (d *binDecoder) cpuSamples(rec hprof.Record, body []byte) error {
 }
 
 // finish builds the views from what was read.
-func (d *binDecoder) finish(ctx context.Context, reopen func() (io.ReadCloser, error)) {
+func (d *binDecoder) finish(ctx context.Context) {
 	g := d.g
 	if d.heap != nil && d.lastHeap == nil {
 		// The input ended inside the only dump: keep what was read.
@@ -176,43 +178,42 @@ func (d *binDecoder) finish(ctx context.Context, reopen func() (io.ReadCloser, e
 		d.finishDump(h)
 		g.Source.Dump = h.Index
 		if d.opts.wants(graph.ViewThreads) {
-			d.resolveThreadNames(ctx, reopen)
+			d.resolveThreadNames(ctx)
 		}
 	}
 	g.Source.Dumps = d.dumps
 	if d.opts.wants(graph.ViewCPU) {
-		d.buildCPU()
+		d.buildCPU(g)
 	}
 	if d.opts.wants(graph.ViewAlloc) {
-		d.buildAlloc()
+		d.buildAlloc(g)
 	}
 	if d.opts.wants(graph.ViewHeap) {
 		d.buildHeap()
 	}
 	if d.opts.wants(graph.ViewThreads) {
-		d.buildThreads()
+		d.buildThreads(g)
 	}
 	if d.opts.asks(graph.ViewRetained) {
-		d.buildRetained(ctx, reopen)
+		d.buildRetained(ctx)
 	}
 }
 
-// decodeBinary reads a binary HPROF stream into a new graph. reopen, when
-// not nil, opens the same input again from the start: the thread view of
-// a heap dump may need a second look at objects seen before it knew it
-// wanted them.
-func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, inflated func() *source.Members, g *graph.Graph, opts Options, reopen func() (io.ReadCloser, error)) error {
+// decodeBinary reads a binary HPROF input into a new graph: its records
+// once (in.Records), then the chosen heap dump again (in.Heap) where a
+// view needs a second look at objects seen before it knew it wanted
+// them (thread names, the retained view, the heap rows).
+func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Options) (*binDecoder, error) {
+	r := in.Records()
 	g.Source.Format = "hprof-binary"
 	g.Source.Version = r.Header.Version
 	g.Source.IDSize = r.Header.IDSize
 	g.Source.Time = r.Header.Time
 	d := newBinDecoder(g, opts)
-	d.size = -1
-	d.inflated = inflated
-	if file != nil {
+	d.in, d.size = in, -1
+	if file, ok := in.ReaderAt().(*os.File); ok {
 		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
 			d.file, d.size = file, fi.Size()
-			d.mapSpans = true
 		}
 	}
 	runErr := d.run(ctx, r)
@@ -222,7 +223,21 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, inflated 
 			runErr = err
 		}
 	}
-	g.Source.Bytes = r.Offset()
+	if err := d.damage(runErr); err != nil {
+		return nil, err
+	}
+	g.StackBudget = graph.StackBudgetFor(r.Offset())
+	d.finish(ctx)
+	d.describe()
+	return d, nil
+}
+
+// damage records where the first pass ended and what it lost: runErr
+// (the walk's error) as the graph's damage, and a dump left without its
+// HEAP DUMP END. A cancelled walk is returned: nothing is kept.
+func (d *binDecoder) damage(runErr error) error {
+	g := d.g
+	g.Source.Bytes = d.r.Offset()
 	var fe *hprof.FormatError
 	if errors.As(runErr, &fe) && errors.Is(runErr, hprof.ErrTruncated) {
 		g.Source.Bytes = max(g.Source.Bytes, fe.Off) // where the input ends
@@ -246,16 +261,18 @@ func decodeBinary(ctx context.Context, r *hprof.Reader, file *os.File, inflated 
 		if !h.Complete && runErr == nil {
 			// Segments with no HEAP DUMP END: the writer stopped, or the
 			// file was cut at a record boundary.
-			g.Damage = &hprof.FormatError{Off: g.Source.Bytes, Record: "HEAP DUMP SEGMENT", Msg: "no HEAP DUMP END before the end of the input", Err: hprof.ErrTruncated}
+			g.Damage = &hprof.FormatError{
+				Off:    g.Source.Bytes,
+				Record: "HEAP DUMP SEGMENT",
+				Msg:    "no HEAP DUMP END before the end of the input",
+				Err:    hprof.ErrTruncated,
+			}
 			g.Lost = hprof.JoinLost(g.Lost, fmt.Sprintf("heap dump %d has no HEAP DUMP END: the input ends after its last whole record, so later objects may be missing", h.Index))
 		} else if !h.Complete {
 			g.Lost = hprof.JoinLost(g.Lost, fmt.Sprintf("heap dump %d is incomplete", h.Index))
 		}
 	}
-	g.StackBudget = graph.StackBudgetFor(r.Offset())
-	d.finish(ctx, reopen)
-	d.describe()
-	return d.writeObjects(ctx, reopen)
+	return nil
 }
 
 // describe fills the writer guess and the notes of `info`.

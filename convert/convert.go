@@ -46,9 +46,15 @@ type Options struct {
 	RetainedMemory int64
 	// SpillDir is where the retained view spills ("": os.TempDir()),
 	// and where a bzip2 or single-stream gzip input is kept decompressed
-	// when the retained view or Objects read it again (source.Copy).
+	// when the retained view or Rows read it again (source.Copy).
 	SpillDir string
-	Objects  *graph.ObjectSink // the heap dump's rows go here (writeObjects); needs a file input
+	// Rows says the caller reads the heap rows after decoding
+	// (Decoded.Rows): a compressed input is kept decompressed for it.
+	Rows bool
+	// ObjectRetained keeps each object's retained size and immediate
+	// dominator when the retained view is computed, for the objects rows
+	// (Decoded.Rows): 8 bytes and more per object until Close.
+	ObjectRetained bool
 }
 
 func (o Options) interval() time.Duration {

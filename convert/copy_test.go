@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
@@ -58,7 +59,9 @@ func TestCompressedCopyServesRereads(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, err := decodeStream(context.Background(), r, nil, compression, prefix, path, opts, source.Reopen(path))
+			first := &Decoded{}
+			want, err := first.decodeStream(context.Background(), r, hprof.Again{Reopen: source.Reopen(path)}, compression, prefix, path, opts)
+			first.Close()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -73,7 +76,9 @@ func TestCompressedCopyServesRereads(t *testing.T) {
 				reopened++
 				return source.Reopen(path)()
 			}
-			got, err := convert(context.Background(), g2, path, opts, counting)
+			dec := &Decoded{}
+			got, err := dec.convert(context.Background(), g2, path, opts, counting)
+			dec.Close() // removes the copy
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -9,18 +9,18 @@ import (
 // The cpu view: CPU SAMPLES summed per trace, labelled with the
 // thread and state=blocked.
 
-func (d *binDecoder) buildCPU() {
+// buildCPU adds the cpu view of the samples read so far to g.
+func (d *binDecoder) buildCPU(g *graph.Graph) {
 	if d.cpuRecords == 0 {
 		return
 	}
-	g := d.g
 	v := graph.NewCPUView(d.opts.interval())
 	v.Time = g.Source.Time
 	v.Duration = usec(d.cpuTime)
 	agg := graph.NewAggregator(v)
 	for serial, count := range d.cpuByTrace {
 		st := d.names.Stack(serial)
-		agg.Add(st, d.cpuLabels(serial, st), count, count*v.Period)
+		agg.Add(st, d.cpuLabels(g, serial, st), count, count*v.Period)
 	}
 	g.SortSamples(v)
 	v.Comments = append(v.Comments,
@@ -31,8 +31,7 @@ func (d *binDecoder) buildCPU() {
 
 // cpuLabels are the labels of a CPU sample of trace serial (graph stack
 // st): the thread's name, and state=blocked for a blocking native leaf.
-func (d *binDecoder) cpuLabels(serial uint32, st graph.StackID) []graph.Label {
-	g := d.g
+func (d *binDecoder) cpuLabels(g *graph.Graph, serial uint32, st graph.StackID) []graph.Label {
 	var labels []graph.Label
 	if t, ok := d.sym.Traces[serial]; ok {
 		if name := d.threadName(t.ThreadSerial); name != "" {

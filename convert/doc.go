@@ -14,6 +14,11 @@
 //     follows it record by record); hprof.HeapReader for every heap
 //     sub-record loop, over the input (Reader.Heap) or a mapped body
 //     (NewHeapBytes) alike;
+//   - a heap dump is read again: hprof.File (convert/hprof/file.go), the
+//     one handle per input, which notes each dump's records as the first
+//     pass reads them and is the only way back into the input for the
+//     passes after it (thread names, the retained graph, the heap rows),
+//     with one damage policy;
 //   - a frame is named: convert/internal/frames/frames.go (trace serial →
 //     stack of Java-named frames, R8 retracing);
 //   - a class is named: convert/javaname/javaname.go;
@@ -34,13 +39,17 @@
 //     watch;
 //   - convert/hprof: the binary format — header, records, heap
 //     sub-records, tags, the symbol tables (hprof.Symbols), record bodies
-//     as io.ReaderAt windows for random access (hprof.Segment);
+//     as io.ReaderAt windows for random access (hprof.Segment), the input
+//     as one handle for every pass (hprof.File);
 //   - convert/internal/heapdump: what one heap dump's objects add up to
 //     (per-class counts, the evidence of its size model, the parallel
 //     span scan, thread names recovered from String objects);
 //   - convert/internal/describe: the writer guess and notes of `info`;
 //   - convert/graph: the model, its invariants (Validate), the canonical
 //     sample order;
+//   - convert/internal/idnote: the object IDs the first pass notes for
+//     the retained view;
+//   - convert/internal/heaprows: the heap tables' rows (Decoded.Rows);
 //   - convert/retained: the object graph of a heap dump (built from
 //     its records) and the retained view; its algorithms on plain
 //     slices (dominators, reachability, DFS numbering, class paths) in
@@ -49,9 +58,11 @@
 //   - internal/sysmem: the memory this process may use (cgroup limit,
 //     /proc/meminfo).
 //
-// In this package: input.go picks the decoder for an input, binary.go
-// reads a binary input's records, heapdump.go and parallel.go send heap
-// records to the stream or to the parallel span scan, stream.go cuts a
-// live agent connection into windows (Stream), text.go hands text
-// reports to convert/text.
+// In this package: input.go picks the decoder for an input and keeps it
+// open (Decoded), binary.go reads a binary input's records, heapdump.go
+// and parallel.go send heap records to the stream or to the parallel span
+// scan, rows.go reads the heap rows after decoding (Decoded.Rows),
+// stream.go cuts a live agent connection into windows (Stream), text.go
+// hands text reports to convert/text. Decoding never calls an emitter:
+// a caller that wants the heap tables asks Decoded.Rows for them.
 package convert

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
 
@@ -31,11 +32,13 @@ func TestGzipThreadNamesWithoutReading(t *testing.T) {
 			t.Fatal("not the JDK's chunked gzip")
 		}
 		defer zr.Close()
-		var at func() *source.Members
+		var again hprof.Again
 		if inflated {
-			at = zr.Inflated
+			again.At = membersAt(zr)
 		}
-		g, err := convertStream(context.Background(), zr, at, "gzip", path, Options{Views: []string{graph.ViewThreads}}, nil)
+		d := &Decoded{}
+		defer d.Close()
+		g, err := d.convertStream(context.Background(), zr, again, "gzip", path, Options{Views: []string{graph.ViewThreads}})
 		if err != nil {
 			t.Fatal(err)
 		}

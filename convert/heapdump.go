@@ -2,13 +2,12 @@ package convert
 
 import (
 	"context"
-	"io"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
 // Heap dump records: which dump a record belongs to, and whether its
@@ -33,7 +32,7 @@ func (d *binDecoder) newHeapDump(index int) *heapdump.Dump {
 	h.Evidence.Version = d.g.Source.Version
 	d.trackHeaps(h, h.Agg)
 	if d.opts.asks(graph.ViewRetained) {
-		h.Noted = &retained.NotedIDs{}
+		h.Noted = &idnote.NotedIDs{}
 	}
 	return h
 }
@@ -143,14 +142,8 @@ func (d *binDecoder) finishDump(h *heapdump.Dump) {
 
 // resolveThreadNames finds the names the first pass could not
 // (heapdump.Dump.ResolveNames); stdin keeps what that pass found.
-func (d *binDecoder) resolveThreadNames(ctx context.Context, reopen func() (io.ReadCloser, error)) {
-	at := d.file
-	if at == nil && d.inflated != nil {
-		if m := d.inflated(); m != nil {
-			at = m
-		}
-	}
-	if n := d.lastHeap.ResolveNames(ctx, d.env(), reopen, at); n > 0 {
+func (d *binDecoder) resolveThreadNames(ctx context.Context) {
+	if n := d.lastHeap.ResolveNames(ctx, d.env(), d.in); n > 0 {
 		d.g.Soft.Add(graph.SoftThreadNamesUnresolved, "", int64(n))
 	}
 }

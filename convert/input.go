@@ -9,6 +9,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heaprows"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/source"
 )
@@ -22,6 +23,9 @@ var (
 	ErrUnsupported = hprof.ErrUnsupported
 	// ErrMemoryLimit: decoding needed more memory than Options.MaxMemory.
 	ErrMemoryLimit = source.ErrMemoryLimit
+	// ErrNeedFile: Decoded.Rows of an input that cannot be read again
+	// (standard input).
+	ErrNeedFile = heaprows.ErrNeedFile
 )
 
 // ConvertFile decodes the file at path ("-" reads standard input). It
@@ -29,20 +33,105 @@ var (
 // truncated input gives a graph with Damage set and what was lost in
 // Lost.
 func ConvertFile(ctx context.Context, path string, opts Options) (*graph.Graph, error) {
-	return limited(ctx, opts, func(ctx context.Context, opts Options) (*graph.Graph, error) {
-		return convertFile(ctx, path, opts)
+	d, err := DecodeFile(ctx, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Graph(), nil
+}
+
+// Convert decodes one input stream; name is what messages call it.
+func Convert(ctx context.Context, r io.Reader, name string, opts Options) (*graph.Graph, error) {
+	d, err := Decode(ctx, r, name, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Graph(), nil
+}
+
+// Decoded is an input decoded into a graph and still open, so that its
+// chosen heap dump can be read again after decoding: the heap rows
+// (Rows) are a pass of their own over the same input. Close releases it.
+type Decoded struct {
+	g       *graph.Graph
+	opts    Options
+	bin     *binDecoder // the binary input's decoder; nil for a text report
+	closers []io.Closer // closed in reverse order
+}
+
+// DecodeFile decodes the file at path ("-" reads standard input) as
+// ConvertFile does, and keeps it open for Rows.
+func DecodeFile(ctx context.Context, path string, opts Options) (*Decoded, error) {
+	d := &Decoded{opts: opts}
+	return d.limited(ctx, func(ctx context.Context, opts Options) (*graph.Graph, error) {
+		return d.file(ctx, path, opts)
 	})
 }
 
-func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, error) {
+// Decode decodes one input stream as Convert does, and keeps what Rows
+// needs. A stream is read once: its rows need Options.Rows (a compressed
+// stream is then kept decompressed), and standard input has none
+// (ErrNeedFile).
+func Decode(ctx context.Context, r io.Reader, name string, opts Options) (*Decoded, error) {
+	d := &Decoded{opts: opts}
+	return d.limited(ctx, func(ctx context.Context, opts Options) (*graph.Graph, error) {
+		return d.convert(ctx, r, name, opts, nil)
+	})
+}
+
+// limited decodes under limited's rules; on an error the input is closed.
+func (d *Decoded) limited(ctx context.Context, decode func(context.Context, Options) (*graph.Graph, error)) (*Decoded, error) {
+	g, err := limited(ctx, d.opts, decode)
+	if err != nil {
+		d.Close()
+		return nil, err
+	}
+	d.g = g
+	return d, nil
+}
+
+// Graph is the decoded graph.
+func (d *Decoded) Graph() *graph.Graph { return d.g }
+
+// Rows reads the objects, references, Strings and GC roots of the chosen
+// heap dump again into sink (the heap tables), with the size model of
+// the heap view and, when the retained view was computed with
+// Options.ObjectRetained, each object's retained size and dominator;
+// then it calls sink.Done. A binary input with no heap dump calls only
+// Done; a text report has no rows. An input that cannot be read again
+// (standard input) is ErrNeedFile.
+func (d *Decoded) Rows(ctx context.Context, sink *graph.ObjectSink) error {
+	if d.bin == nil || sink == nil {
+		return nil
+	}
+	_, err := limited(ctx, d.opts, func(ctx context.Context, _ Options) (*graph.Graph, error) {
+		return nil, d.bin.writeObjects(ctx, sink)
+	})
+	return err
+}
+
+// Close releases the input: its file, the gzip members' index, the
+// decompressed copy.
+func (d *Decoded) Close() error {
+	var err error
+	for i := len(d.closers) - 1; i >= 0; i-- {
+		err = errors.Join(err, d.closers[i].Close())
+	}
+	d.closers = nil
+	return err
+}
+
+func (d *Decoded) file(ctx context.Context, path string, opts Options) (*graph.Graph, error) {
 	if path == "-" {
-		return convertReader(ctx, os.Stdin, "-", opts)
+		return d.convert(ctx, os.Stdin, "-", opts, nil)
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	defer f.Close()
+	d.closers = append(d.closers, f)
 	if !testhooks.From(ctx).Sequential {
 		// A plain binary file: stream its records, read heap segments
 		// in parallel (parallel.go).
@@ -50,11 +139,11 @@ func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 		n, _ := f.ReadAt(head, 0)
 		if source.Sniff(head[:n]) == source.Binary {
 			g := newGraph(path, "")
-			r, err := hprof.NewReader(f)
+			in, err := hprof.NewFile(f, hprof.Again{At: hprof.AtFile(f)})
 			if err != nil {
 				return nil, err
 			}
-			if err := decodeBinary(ctx, r, f, nil, g, opts, source.Reopen(path)); err != nil {
+			if d.bin, err = decodeBinary(ctx, in, g, opts); err != nil {
 				return nil, err
 			}
 			return g, nil
@@ -63,65 +152,66 @@ func convertFile(ctx context.Context, path string, opts Options) (*graph.Graph, 
 	if zr, ok := source.ParallelGunzip(f); ok {
 		// Inflated on every core, the JDK's -gz is read again faster
 		// than a copy would be written during the first pass: no copy.
-		defer zr.Close()
-		g, err := convertStream(ctx, zr, zr.Inflated, "gzip", path, opts, source.Reopen(path))
+		d.closers = append(d.closers, zr)
+		again := hprof.Again{At: membersAt(zr), Reopen: source.Reopen(path)}
+		g, err := d.convertStream(ctx, zr, again, "gzip", path, opts)
 		if g != nil {
 			g.Source.Notes = append(g.Source.Notes, "gzip: the JDK's chunked -gz format, members inflated in parallel ("+source.InflateImpl+")")
 		}
 		return g, err
 	}
-	return convert(ctx, f, path, opts, source.Reopen(path))
+	return d.convert(ctx, f, path, opts, source.Reopen(path))
 }
 
-// Convert decodes one input stream; name is what messages call it.
-func Convert(ctx context.Context, r io.Reader, name string, opts Options) (*graph.Graph, error) {
-	return limited(ctx, opts, func(ctx context.Context, opts Options) (*graph.Graph, error) {
-		return convertReader(ctx, r, name, opts)
-	})
+// membersAt gives random access to a chunked gzip file's inflated bytes
+// once they were all read (its member index), nil before.
+func membersAt(zr *source.Gunzip) func() io.ReaderAt {
+	return func() io.ReaderAt {
+		if m := zr.Inflated(); m != nil {
+			return m
+		}
+		return nil
+	}
 }
 
-func convertReader(ctx context.Context, r io.Reader, name string, opts Options) (*graph.Graph, error) {
-	return convert(ctx, r, name, opts, nil)
-}
-
-func convert(ctx context.Context, in io.Reader, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
+func (d *Decoded) convert(ctx context.Context, in io.Reader, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
 	r, compression, prefix, err := source.Decompress(in)
 	if err != nil {
 		return nil, err
 	}
 	var kept *source.Copy
 	if compression != "" {
-		rereads := (opts.asks(graph.ViewRetained) || opts.Objects != nil) && source.Sniff(prefix) == source.Binary
+		rereads := (opts.asks(graph.ViewRetained) || opts.Rows) && source.Sniff(prefix) == source.Binary
 		r, reopen, kept = source.Keep(r, opts.SpillDir, rereads, reopen)
-		defer kept.Close()
+		d.closers = append(d.closers, kept)
 	}
-	g, err := decodeStream(ctx, r, nil, compression, prefix, name, opts, reopen)
+	g, err := d.decodeStream(ctx, r, hprof.Again{Reopen: reopen}, compression, prefix, name, opts)
 	if note := kept.Note(compression); g != nil && note != "" {
 		g.Source.Notes = append(g.Source.Notes, note)
 	}
 	return g, err
 }
 
-// convertStream decodes an already decompressed stream; inflated, when
-// set, gives random access to it once it was read.
-func convertStream(ctx context.Context, in io.Reader, inflated func() *source.Members, compression, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
+// convertStream decodes an already decompressed stream; again says how
+// it is read after the first pass.
+func (d *Decoded) convertStream(ctx context.Context, in io.Reader, again hprof.Again, compression, name string, opts Options) (*graph.Graph, error) {
 	br, prefix, err := source.Peek(in, compression)
 	if err != nil {
 		return nil, err
 	}
-	return decodeStream(ctx, br, inflated, compression, prefix, name, opts, reopen)
+	return d.decodeStream(ctx, br, again, compression, prefix, name, opts)
 }
 
-func decodeStream(ctx context.Context, r io.Reader, inflated func() *source.Members, compression string, prefix []byte, name string, opts Options, reopen func() (io.ReadCloser, error)) (*graph.Graph, error) {
+func (d *Decoded) decodeStream(ctx context.Context, r io.Reader, again hprof.Again, compression string, prefix []byte, name string, opts Options) (*graph.Graph, error) {
 	var err error
 	g := newGraph(name, compression)
 	switch kind := source.Sniff(prefix); kind {
 	case source.Binary:
-		var hr *hprof.Reader
-		if hr, err = hprof.NewReader(r); err != nil {
+		var in *hprof.File
+		if in, err = hprof.NewFile(r, again); err != nil {
 			return nil, err
 		}
-		err = decodeBinary(ctx, hr, nil, inflated, g, opts, reopen)
+		d.bin, err = decodeBinary(ctx, in, g, opts)
 	case source.Text:
 		err = decodeText(ctx, r, g, opts)
 	default:

@@ -2,7 +2,6 @@ package convert
 
 import (
 	"context"
-	"os"
 	"runtime"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
@@ -22,10 +21,9 @@ func (d *binDecoder) workers() int {
 // scanSpans parses the spans of heap dump h in parallel
 // (heapdump.Dump.ScanSpans).
 func (d *binDecoder) scanSpans(ctx context.Context, h *heapdump.Dump) error {
-	f, _ := d.file.(*os.File)
 	return h.ScanSpans(ctx, d.env(), heapdump.SpanFile{
 		File:       d.file,
-		Map:        f != nil && d.mapSpans,
+		Map:        true,
 		Workers:    d.workers(),
 		NewAgg:     d.newObjAgg,
 		TrackHeaps: d.g.Source.Version == "JAVA PROFILE 1.0.3",

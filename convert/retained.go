@@ -3,35 +3,34 @@ package convert
 import (
 	"context"
 	"fmt"
-	"io"
 	"maps"
 	"os"
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
-	"github.com/hprof2pprof/hprof2pprof/convert/internal/heaprows"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // The retained view (package convert/retained) holds the whole object
 // graph in memory, so it is computed only when Options.Views names it
-// (--view retained), never by default. It reads the input twice more
-// through reopen; standard input cannot be reopened, so there the view is
-// missing and a note says why.
+// (--view retained), never by default. It reads the chosen dump again
+// (hprof.File.Heap) unless the first pass noted it all; standard input
+// cannot be read again, so there the view is missing and a note says why.
 
 // asks reports whether the user named view explicitly.
 func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) }
 
 // buildRetained computes the dominator tree of the chosen heap dump and
 // adds the retained view.
-func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCloser, error)) {
+func (d *binDecoder) buildRetained(ctx context.Context) {
 	h := d.lastHeap
 	if h == nil || h.Classes.Len() == 0 {
 		return
 	}
 	g := d.g
-	if reopen == nil {
+	if !d.in.CanReread() {
 		g.Source.Notes = append(g.Source.Notes,
 			"retained view not computed: it reads the input again, which standard input cannot do; convert a file instead")
 		g.SoftFail(graph.SoftRetainedNeedsFile)
@@ -39,13 +38,13 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	}
 	probe := testhooks.From(ctx).Retained
 	in := retained.Input{
-		Open:       reopen,
+		File:       d.in,
 		Dump:       h.Index,
 		Layouts:    h.Classes,
 		Names:      d.env(),
 		ClassNames: make(map[uint64]string, h.Classes.Len()),
 		Model:      h.Model,
-		KeepIDs:    probe != nil || (d.opts.Objects != nil && d.opts.Objects.Object != nil),
+		KeepIDs:    probe != nil || d.opts.ObjectRetained,
 	}
 	switch {
 	case d.opts.RetainedMemory != 0:
@@ -59,8 +58,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if probe != nil {
 		in.GarbageHolds = probe.GarbageHolds
 	}
-	f, _ := d.file.(*os.File)
-	h.FeedRetained(&in, f, d.mapSpans, d.r.IDSize(), testhooks.From(ctx).RetainedFeed)
+	feedRetained(&in, h, d.file, testhooks.From(ctx).RetainedFeed)
 	for _, id := range h.Classes.IDs() {
 		name := d.sym.ClassName[id]
 		if name == "" {
@@ -89,7 +87,7 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	if probe != nil {
 		probe.Result = res
 	}
-	h.Retained = res
+	d.retained = res
 	spill := res.Spill.String()
 	if spill != "" {
 		g.Source.Notes = append(g.Source.Notes, spill)
@@ -110,12 +108,29 @@ func (d *binDecoder) buildRetained(ctx context.Context, reopen func() (io.ReadCl
 	g.AddView(v)
 }
 
-// writeObjects reads the chosen dump again for Options.Objects (internal/heaprows).
-func (d *binDecoder) writeObjects(ctx context.Context, reopen func() (io.ReadCloser, error)) error {
-	h := d.lastHeap
-	in := &heaprows.Input{Reopen: reopen, Sink: d.opts.Objects, Dump: h, IDSize: d.r.IDSize(), Env: d.env(), Progress: d.opts.Progress, Before: d.g.Source.Bytes}
-	if h != nil {
-		in.Retained = h.Retained
+// feedRetained hands the retained view what the first pass noted of the
+// objects of dump h: the spans of a plain file with their ID summaries
+// (the graph is filled from the mapped spans, the input is not read
+// again), or the IDs of the streamed records (it is read once more);
+// nothing when the dump mixed both (it is read twice more). feed can hand
+// over less, for tests to compare the paths.
+func feedRetained(in *retained.Input, h *heapdump.Dump, file *os.File, feed heapdump.Feed) {
+	defer func() { h.Objs, h.Noted = nil, nil }()
+	noted := feed == heapdump.FeedNoted
+	switch {
+	case feed == heapdump.FeedNothing:
+		return
+	case file != nil && !h.Streamed() && len(h.Objs) > 0:
+		in.Segments = &heapdump.FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: true}
+		for _, o := range h.Objs {
+			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
+			if noted {
+				in.SegmentIDs = append(in.SegmentIDs, o.Set)
+			}
+			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
+		}
+	case h.Noted != nil && len(h.AllSpans) == 0:
+		h.Noted.IDs.Flush()
+		in.Noted = h.Noted
 	}
-	return heaprows.Write(ctx, in)
 }

@@ -85,10 +85,11 @@ func NewStream(src io.Reader, opts StreamOptions) (*Stream, error) {
 	if opts.MaxState <= 0 {
 		opts.MaxState = DefaultMaxState
 	}
-	r, err := hprof.NewReader(src)
+	in, err := hprof.NewFile(src, hprof.Again{}) // a live stream is read once
 	if err != nil {
 		return nil, err
 	}
+	r := in.Records()
 	meta := graph.New()
 	meta.Source = graph.Source{
 		Format:  "hprof-binary",
@@ -241,18 +242,18 @@ func (s *Stream) cut(end uint32) *Window {
 	hdr := s.r.Header.Time
 	w := &Window{Graph: g, Start: hdr.Add(usec(s.lastEnd)), End: hdr.Add(usec(end)), CPU: s.cpuPending, Alloc: s.allocPend}
 
-	d.g = g
+	// The views are built into the window's graph; the stacks they name
+	// are interned there (the namer's graph), records go on to meta.
 	d.names.Into(g)
 	if s.cpuPending {
-		d.buildCPU()
+		d.buildCPU(g)
 		d.cpuByTrace, d.cpuTotal, d.cpuRecords = map[uint32]int64{}, 0, 0
 	}
 	if s.allocPend && d.sites != nil {
-		s.buildAllocWindow()
+		s.buildAllocWindow(g)
 	}
 	d.sites = nil
-	s.buildThreadsWindow()
-	d.g = s.meta
+	s.buildThreadsWindow(g)
 	d.names.Into(s.meta)
 	g.Canonicalize()
 
@@ -269,17 +270,17 @@ func (s *Stream) cut(end uint32) *Window {
 // buildAllocWindow builds the alloc view of the pending ALLOC SITES
 // answer: allocations as growth since the previous answer, live values
 // as they are now (hprof.SitesDelta). s.mu is held.
-func (s *Stream) buildAllocWindow() {
+func (s *Stream) buildAllocWindow(g *graph.Graph) {
 	d := s.d
 	cur := d.sites
 	delta, kept, reset := s.sites.Next(cur)
 	s.state += kept
 	for range reset {
-		d.g.SoftFail(graph.SoftSitesCounterBack)
+		g.SoftFail(graph.SoftSitesCounterBack)
 	}
 	d.sites = &delta
-	d.buildAlloc()
-	if v := d.g.View(graph.ViewAlloc); v != nil {
+	d.buildAlloc(g)
+	if v := g.View(graph.ViewAlloc); v != nil {
 		v.Comments = append(v.Comments,
 			fmt.Sprintf("window: alloc_objects/alloc_space are the growth since the previous ALLOC SITES answer (%d sites in this answer, %d with a change or live objects); inuse_objects/inuse_space are the live values at this answer", len(cur.Sites), len(delta.Sites)))
 	}
@@ -289,11 +290,10 @@ func (s *Stream) buildAllocWindow() {
 // The agent writes a thread's STACK TRACE only at its next dump, so a
 // thread may name a trace not sent yet: that is normal in a live stream
 // and becomes a note rather than a soft failure. s.mu is held.
-func (s *Stream) buildThreadsWindow() {
-	g := s.d.g
+func (s *Stream) buildThreadsWindow(g *graph.Graph) {
 	names := s.d.names
 	names.Pending(true)
-	s.d.buildThreads()
+	s.d.buildThreads(g)
 	pending := names.Pending(false)
 	if pending > 0 {
 		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("%d thread stacks not sent by the agent yet (it writes them at its next dump)", pending))

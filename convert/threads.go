@@ -24,8 +24,8 @@ func (d *binDecoder) threadName(serial uint32) string {
 	return d.lastHeap.RootName(serial)
 }
 
-func (d *binDecoder) buildThreads() {
-	g := d.g
+// buildThreads adds the threads view, and the threads, to g.
+func (d *binDecoder) buildThreads(g *graph.Graph) {
 	v := graph.NewThreadsView()
 	v.Time = g.Source.Time
 	if h := d.lastHeap; h != nil && len(h.ThreadRoots) > 0 {

@@ -139,8 +139,8 @@ type heapRows struct {
 	tables map[string]*table // only the heap tables asked for
 }
 
-// ObjectSink returns the sink the decoder of one input hands its heap
-// dump's rows to (convert.Options.Objects), with source as their source
+// ObjectSink returns the sink one input's heap dump rows are read into
+// (convert.Decoded.Rows), with source as their source
 // column, or nil when no heap table was asked for. It may be used from
 // another goroutine than the Writer's other methods, and several sinks
 // at once; rows of inputs converted at the same time then interleave.

@@ -37,6 +37,21 @@ var heapDumps = []heapDump{
 
 // writeHeapTables converts the dumps into one directory with every heap
 // table, small row groups so that several are written.
+// convertWithRows decodes path and then reads its heap rows into sink,
+// as the command does.
+func convertWithRows(ctx context.Context, path string, opts convert.Options, sink *graph.ObjectSink) (*graph.Graph, error) {
+	opts.Rows, opts.ObjectRetained = sink != nil, sink != nil && sink.Object != nil
+	d, err := convert.DecodeFile(ctx, path, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if err := d.Rows(ctx, sink); err != nil {
+		return nil, err
+	}
+	return d.Graph(), nil
+}
+
 func writeHeapTables(t *testing.T, dir string) {
 	t.Helper()
 	w, err := NewWriter(dir, Options{RowGroupRows: 10000, HeapTables: HeapTables})
@@ -48,8 +63,8 @@ func writeHeapTables(t *testing.T, dir string) {
 		if d.retained {
 			views = append(views, graph.ViewRetained)
 		}
-		opts := convert.Options{Views: views, Dump: d.dump, Objects: w.ObjectSink(d.source)}
-		g, err := convert.ConvertFile(context.Background(), filepath.Join(moduleRoot(t), "testdata", d.file), opts)
+		opts := convert.Options{Views: views, Dump: d.dump}
+		g, err := convertWithRows(context.Background(), filepath.Join(moduleRoot(t), "testdata", d.file), opts, w.ObjectSink(d.source))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -590,7 +605,7 @@ func TestHeapTablesCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := convert.ConvertFile(context.Background(), dump, convert.Options{Views: []string{graph.ViewHeap}, Objects: w.ObjectSink("d")})
+			g, err := convertWithRows(context.Background(), dump, convert.Options{Views: []string{graph.ViewHeap}}, w.ObjectSink("d"))
 			if err != nil {
 				t.Fatal(err)
 			}

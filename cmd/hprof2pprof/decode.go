@@ -125,16 +125,28 @@ func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Gra
 }
 
 // decodeWith reads one input, reporting bytes read and phases to f;
-// objects, when not nil, receives its heap dump's rows (the heap tables).
+// objects, when not nil, then receives its heap dump's rows (the heap
+// tables), read in a pass of their own.
 func decodeWith(ctx context.Context, e *env, input string, df *decodeFlags, f *fileTrack, objects *graph.ObjectSink) (*graph.Graph, error) {
 	opts := df.options()
 	applyMemoryLimit(opts.MaxMemory)
 	opts.Progress, opts.Phase = f.update, f.setPhase
-	opts.Objects = objects
+	opts.Rows, opts.ObjectRetained = objects != nil, objects != nil && objects.Object != nil
+	var d *convert.Decoded
+	var err error
 	if input == "-" {
-		return convert.Convert(ctx, e.stdin, "-", opts)
+		d, err = convert.Decode(ctx, e.stdin, "-", opts)
+	} else {
+		d, err = convert.DecodeFile(ctx, input, opts)
 	}
-	return convert.ConvertFile(ctx, input, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	if err := d.Rows(ctx, objects); err != nil {
+		return nil, err
+	}
+	return d.Graph(), nil
 }
 
 // selectViews returns the views to write: those asked for that the graph

@@ -84,6 +84,8 @@ type HeapReader struct {
 	rec    Record
 	short  bool  // the body is shorter than the record says: the input ends inside it
 	err    error // sticky; set with i at the end of b
+
+	damage error // streamed: the first error other than io.EOF returned
 }
 
 // Heap starts iterating the current record's body as heap sub-records.
@@ -117,7 +119,11 @@ func (h *HeapReader) Skip() error {
 // previous one, or io.EOF at the end of the record.
 func (h *HeapReader) Next() (*SubRecord, error) {
 	if h.r != nil {
-		return h.nextStreamed()
+		s, err := h.nextStreamed()
+		if err != nil && err != io.EOF && h.damage == nil {
+			h.damage = err
+		}
+		return s, err
 	}
 	// In memory (the hot path of the parallel span scan): the payload is
 	// sliced, not copied. An error moves i to the end, so the check for
@@ -274,9 +280,31 @@ func (h *HeapReader) Payload() ([]byte, error) {
 	h.remain -= n
 	b, err := h.r.readFull(n, h.sub.Tag)
 	if err != nil {
-		return nil, h.cut(err, h.sub.Tag, h.sub.Offset)
+		err = h.cut(err, h.sub.Tag, h.sub.Offset)
+		if h.damage == nil {
+			h.damage = err
+		}
+		return nil, err
 	}
 	return b, nil
+}
+
+// Err is the damage the iterator met: the first error other than io.EOF
+// that Next or Payload returned (in memory, also a payload found missing
+// before Payload was called), nil when none.
+func (h *HeapReader) Err() error {
+	if h.r == nil {
+		return h.err
+	}
+	return h.damage
+}
+
+// Offset is the input offset of the next unread byte of the body.
+func (h *HeapReader) Offset() int64 {
+	if h.r == nil {
+		return h.off()
+	}
+	return h.r.off
 }
 
 // cut turns the end of the input inside a sub-record into the error

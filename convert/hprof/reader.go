@@ -60,6 +60,9 @@ type Reader struct {
 	cur     Record
 	scratch []byte
 	heap    HeapReader
+
+	notes *File       // the File whose first pass this is: it notes heap records
+	dumps DumpCounter // numbers the heap dumps for notes
 }
 
 // NewReader reads and checks the header. It accepts "JAVA PROFILE
@@ -267,6 +270,9 @@ func (r *Reader) Next() (Record, error) {
 	}
 	r.consume(recordHeaderSize)
 	r.cur, r.pending = rec, uint64(rec.Length)
+	if r.notes != nil {
+		r.notes.noteRecord(&r.dumps, rec, r.off, r.size)
+	}
 	return rec, nil
 }
 

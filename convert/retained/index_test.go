@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
 // checkRanks requires index x to number the IDs of want (sorted,
@@ -57,7 +59,7 @@ func TestIDIndex(t *testing.T) {
 }
 
 // objectIndex is buildIndex over chunks as the parts: from their notes
-// (NewSegmentIDs), or read again when noted is false.
+// (idnote.NewSegmentIDs), or read again when noted is false.
 func objectIndex(t *testing.T, chunks [][]uint64, noted bool) (*idIndex, int) {
 	t.Helper()
 	s, err := newScanner(Input{})
@@ -65,14 +67,14 @@ func objectIndex(t *testing.T, chunks [][]uint64, noted bool) (*idIndex, int) {
 		t.Fatal(err)
 	}
 	defer s.closeArena()
-	ranges := make([]IDRange, len(chunks))
-	var sets []SegmentIDs
+	ranges := make([]idnote.IDRange, len(chunks))
+	var sets []idnote.SegmentIDs
 	for i, c := range chunks {
 		for _, id := range c {
 			ranges[i].Add(id)
 		}
 		if noted {
-			sets = append(sets, NewSegmentIDs(c))
+			sets = append(sets, idnote.NewSegmentIDs(c))
 		}
 	}
 	reread := func(fn func(int, uint64)) error {

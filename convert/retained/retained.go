@@ -38,10 +38,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 	lay "github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 	"github.com/hprof2pprof/hprof2pprof/internal/sysmem"
@@ -61,33 +61,32 @@ var (
 
 // Input describes one heap dump to analyse.
 type Input struct {
-	// Open opens the input from its start (decompressed). It is called
-	// twice, once when Noted is set, never when Segments is.
-	Open func() (io.ReadCloser, error)
+	// File is the input the dump is read from (hprof.File.Heap), as
+	// often as what the caller's own first pass noted leaves needed: not
+	// at all with Segments, once with Noted, twice with neither.
+	File *hprof.File
 	// Segments, when set, are the heap records of the dump in memory (a
 	// mapped plain file), and SegmentObjects and SegmentRefs what the
 	// caller's own pass over them found: then the ID index and the graph
-	// are built from the segments, several at a time, and Open is not
-	// used. No object ID is kept on the heap for it.
+	// are built from the segments, several at a time, and File is not
+	// read. No object ID is kept on the heap for it.
 	Segments Segments
 	// SegmentObjects describe the objects (instances, arrays, class
 	// objects) of each segment.
-	SegmentObjects []IDRange
+	SegmentObjects []idnote.IDRange
 	// SegmentIDs, when set (one per segment), are the object IDs of each
 	// segment as the caller's pass noted them: then the ID index is built
 	// from them, without reading the segments for it.
-	SegmentIDs []SegmentIDs
+	SegmentIDs []idnote.SegmentIDs
 	// SegmentRefs bound the references of each segment: instance payload
 	// bytes / ID size + object array elements + static fields + 1 per
 	// class (its loader).
 	SegmentRefs []int64
 	// Noted, when set (and Segments not), is what the caller's own pass
-	// over a stream found: then Open is called once, to fill the graph.
+	// over a stream found: then File is read once, to fill the graph.
 	// Compute takes its sets (and sets them to nil), so they are freed
 	// as they are indexed.
-	Noted *NotedIDs
-	// IDSize is the dump's ID size (needed with Segments).
-	IDSize int
+	Noted *idnote.NotedIDs
 	// Dump is the 1-based index of the heap dump to read, counted as the
 	// converter counts them (a HEAP DUMP record, or HEAP DUMP SEGMENTs up
 	// to HEAP DUMP END).
@@ -136,32 +135,10 @@ type Input struct {
 	Phase func(phase string)
 }
 
-// IDRange sums up the object IDs of one segment: enough to size and
-// shape the ID index before the IDs are read again.
-type IDRange struct {
-	N      int    // objects
-	Lo, Hi uint64 // smallest and largest ID
-	First  uint64 // the first ID
-	Diff   uint64 // OR of id ^ First over the IDs: their common low bits are 0
-}
-
-// Add notes one object ID.
-func (r *IDRange) Add(id uint64) {
-	if r.N == 0 {
-		r.Lo, r.Hi, r.First = id, id, id
-	}
-	r.N++
-	r.Lo, r.Hi = min(r.Lo, id), max(r.Hi, id)
-	r.Diff |= id ^ r.First
-}
-
-// NotedIDs are the object IDs of a dump read as a stream, noted by parts
-// (IDNotes: a record or a stretch of one, any order) as
-// Input.SegmentObjects and SegmentIDs note a segment's, and a bound on
-// their references (as Input.SegmentRefs counts them).
-type NotedIDs struct {
-	IDs  IDNotes
-	Refs int64
+// readable reports whether the dump can be had: from the noted segments
+// or by reading File again.
+func (in *Input) readable() bool {
+	return in.File != nil && (in.Segments != nil || in.File.CanReread())
 }
 
 // Segments are heap dump records held in memory.
@@ -307,10 +284,11 @@ func (r *Result) Retained(id uint64) (int64, bool) {
 	return r.retained[i], true
 }
 
-// Compute reads the dump twice through in.Open and computes the
-// dominator tree and the class-level paths.
+// Compute builds the object graph of the dump from what the caller
+// noted and from in.File (see Input.File) and computes the dominator
+// tree and the class-level paths.
 func Compute(ctx context.Context, in Input) (*Result, error) {
-	if in.Open == nil && in.Segments == nil {
+	if !in.readable() {
 		return nil, errors.New("retained: the input cannot be read again (standard input?)")
 	}
 	if in.MaxDepth <= 0 {
@@ -325,7 +303,7 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 		if in.Segments.Len() != len(in.SegmentObjects) || len(in.SegmentObjects) != len(in.SegmentRefs) {
 			return nil, errors.New("retained: segments, object counts and reference bounds differ in number")
 		}
-		s.idSize = in.IDSize
+		s.idSize = in.File.IDSize()
 		s.setLayouts()
 		for _, r := range in.SegmentRefs {
 			s.maxEdges += r
@@ -339,20 +317,20 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 			return nil, err
 		}
 	} else {
-		var ids IDNotes
+		var ids idnote.IDNotes
 		if noted := in.Noted; noted != nil {
 			if len(noted.IDs.Ranges) != len(noted.IDs.Sets) {
 				return nil, errors.New("retained: noted ID ranges and sets differ in number")
 			}
-			s.idSize, s.maxEdges = in.IDSize, noted.Refs
+			s.idSize, s.maxEdges = in.File.IDSize(), noted.Refs
 			s.setLayouts()
-			ids, noted.IDs = noted.IDs, IDNotes{}
+			ids, noted.IDs = noted.IDs, idnote.IDNotes{}
 		} else {
 			s.phase("reading IDs")
 			if err := s.pass(ctx, 1); err != nil {
 				return nil, err
 			}
-			ids, s.ids = s.ids, IDNotes{}
+			ids, s.ids = s.ids, idnote.IDNotes{}
 		}
 		s.phase("indexing IDs")
 		// The notes are freed as they are indexed.

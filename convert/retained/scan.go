@@ -3,13 +3,14 @@ package retained
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"runtime"
 	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 	lay "github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
@@ -55,7 +56,7 @@ type scanner struct {
 	cls     classCache  // for classOf (pass 1)
 
 	// Pass 1.
-	ids      IDNotes
+	ids      idnote.IDNotes
 	maxEdges int64
 
 	// Pass 2: by dense object number.
@@ -170,55 +171,28 @@ func (c *classCache) get(s *scanner, id uint64) uint32 {
 	return i
 }
 
-// pass reads the input once, handling the sub-records of the chosen dump.
+// pass reads the chosen dump once (hprof.File.Heap: damage ends the
+// pass, keeping what was read, as the converter does).
 func (s *scanner) pass(ctx context.Context, pass int) error {
-	rc, err := s.in.Open()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	r, err := hprof.NewReader(rc)
-	if err != nil {
-		return err
-	}
 	if pass == 1 {
-		s.idSize = r.IDSize()
+		s.idSize = s.in.File.IDSize()
 		s.setLayouts()
-	} else if r.IDSize() != s.idSize {
-		return errf(ErrChanged, "ID size %d, was %d", r.IDSize(), s.idSize)
 	}
 	s.g.Edges = s.g.Edges[:cap(s.g.Edges)]
 	f := s.newFiller(0, uint32(len(s.g.Edges)))
-	var dumps hprof.DumpCounter
-	found := false
 	var next int64
-	var stop error // the pass's own error (cancelled)
-	err = hprof.Walk(ctx, r, func(rec hprof.Record) error {
-		dump := dumps.Dump(rec.Tag)
-		if dump != s.in.Dump {
-			if dump > s.in.Dump {
-				return hprof.ErrStop
-			}
-			return nil
-		}
+	found := false
+	err := s.in.File.Heap(ctx, s.in.Dump, func(hr *hprof.HeapReader) error {
 		found = true
-		damaged, err := s.record(ctx, pass, r, f, &next)
-		if err != nil {
-			stop = err
-			return err
-		}
-		if damaged {
-			return hprof.ErrStop // keep what was read, as the converter does
-		}
-		return nil
+		return s.record(ctx, pass, hr, f, &next)
 	})
-	// Damage after (or inside) the dump was reported by the converter's
-	// first pass: use what was read.
-	if err != nil && (err == stop || err == ctx.Err() || !found) {
-		return err
-	}
-	if !found {
+	switch {
+	case errors.Is(err, hprof.ErrNoDump) || (err == nil && !found):
 		return errf(ErrNoDump, "heap dump %d not found", s.in.Dump)
+	case errors.Is(err, hprof.ErrChanged):
+		return fmt.Errorf("%w: %w", ErrChanged, err)
+	case err != nil:
+		return err
 	}
 	if pass == 2 {
 		s.g.Edges = s.g.Edges[:f.pos]
@@ -228,29 +202,26 @@ func (s *scanner) pass(ctx context.Context, pass int) error {
 }
 
 // record handles the sub-records of one heap record of the chosen dump:
-// pass 1 counts them, pass 2 fills the graph through f. It reports
-// whether the record was damaged (the rest of the input is left).
-func (s *scanner) record(ctx context.Context, pass int, r *hprof.Reader, f *filler, next *int64) (bool, error) {
-	hr := r.Heap()
+// pass 1 counts them, pass 2 fills the graph through f. Damage ends the
+// record (hr's error) and a record the graph cannot take ends the pass
+// (hprof.ErrStop): the rest of the input is left.
+func (s *scanner) record(ctx context.Context, pass int, hr *hprof.HeapReader, f *filler, next *int64) error {
 	if pass == 1 {
 		defer s.ids.Flush() // a part ends with its record
 	}
 	n := 0
 	for {
 		sub, err := hr.Next()
-		if err == io.EOF {
-			return false, nil
-		}
 		if err != nil {
-			return true, nil
+			return nil // io.EOF, or damage
 		}
 		if n++; n&0xFFFF == 0 {
 			if err := ctx.Err(); err != nil {
-				return false, err
+				return err
 			}
-			if s.in.Progress != nil && r.Offset() >= *next {
-				s.in.Progress(pass, r.Offset())
-				*next = r.Offset() + 16<<20
+			if off := hr.Offset(); s.in.Progress != nil && off >= *next {
+				s.in.Progress(pass, off)
+				*next = off + 16<<20
 			}
 		}
 		if pass == 1 {
@@ -260,11 +231,11 @@ func (s *scanner) record(ctx context.Context, pass int, r *hprof.Reader, f *fill
 		var data []byte
 		if sub.Tag == hprof.InstanceDump || sub.Tag == hprof.ObjArrayDump {
 			if data, err = hr.Payload(); err != nil {
-				return true, nil
+				return nil
 			}
 		}
 		if err := f.fill(sub, data); err != nil {
-			return true, nil
+			return hprof.ErrStop
 		}
 	}
 }

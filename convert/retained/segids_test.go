@@ -5,6 +5,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
 // TestSegmentIDs notes segments' IDs as the first pass does and ORs them
@@ -72,18 +74,18 @@ func TestSegmentIDs(t *testing.T) {
 		if marks == nil {
 			t.Fatalf("iter %d: no stretch table for a span of %d", iter, span)
 		}
-		var sets []SegmentIDs
+		var sets []idnote.SegmentIDs
 		for k, seg := range segs {
-			set := NewSegmentIDs(seg)
+			set := idnote.NewSegmentIDs(seg)
 			if k%2 == 1 && len(seg) > 0 {
-				var r IDRange
+				var r idnote.IDRange
 				for _, id := range seg {
 					r.Add(id)
 				}
 				r.Add(seg[0] + uint64(1+rng.IntN(1<<10))<<shift) // cut: in the range, not in the IDs
-				set = SegmentIDsIn(seg, r)
+				set = idnote.SegmentIDsIn(seg, r)
 			}
-			set.orInto(got, min0, gs, nil)
+			orInto(&set, got, min0, gs, nil)
 			marks.markSet(&set, min0, gs)
 			sets = append(sets, set)
 		}
@@ -106,7 +108,7 @@ func TestSegmentIDs(t *testing.T) {
 			want2[p>>6] |= 1 << (p & 63)
 		}
 		for k := range sets {
-			sets[k].orInto(got2, min0, gs, top)
+			orInto(&sets[k], got2, min0, gs, top)
 		}
 		if !slices.Equal(got2, want2) {
 			t.Fatalf("iter %d: the two-level bitmap differs from the IDs' bits", iter)

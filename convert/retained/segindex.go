@@ -8,6 +8,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
@@ -30,7 +31,7 @@ func (s *scanner) indexSegments(ctx context.Context) error {
 
 // indexSets builds the ID index (buildIndex) and sizes the arrays of
 // pass 2 for its objects.
-func (s *scanner) indexSets(ranges []IDRange, noted []SegmentIDs, reread func(fn func(part int, id uint64)) error) error {
+func (s *scanner) indexSets(ranges []idnote.IDRange, noted []idnote.SegmentIDs, reread func(fn func(part int, id uint64)) error) error {
 	x, dups, err := s.buildIndex(ranges, noted, reread)
 	if err != nil {
 		return err
@@ -44,7 +45,7 @@ func (s *scanner) indexSets(ranges []IDRange, noted []SegmentIDs, reread func(fn
 // which calls its function with each object's part and ID, several parts
 // at a time. The notes are freed as they are indexed. It returns the
 // index and the number of duplicate IDs.
-func (s *scanner) buildIndex(ranges []IDRange, noted []SegmentIDs, reread func(fn func(part int, id uint64)) error) (*idIndex, int, error) {
+func (s *scanner) buildIndex(ranges []idnote.IDRange, noted []idnote.SegmentIDs, reread func(fn func(part int, id uint64)) error) (*idIndex, int, error) {
 	n := 0
 	lo, hi := ^uint64(0), uint64(0)
 	var first, diff uint64
@@ -111,8 +112,8 @@ func (s *scanner) buildIndex(ranges []IDRange, noted []SegmentIDs, reread func(f
 	flat := mem.Alloc[uint64](ia, denseWords(last), denseWords(last))
 	if noted != nil {
 		for i := range noted {
-			noted[i].orInto(flat, lo, shift, top)
-			noted[i] = SegmentIDs{} // freed as it goes
+			orInto(&noted[i], flat, lo, shift, top)
+			noted[i] = idnote.SegmentIDs{} // freed as it goes
 		}
 	} else {
 		err := reread(func(_ int, id uint64) {
@@ -138,12 +139,12 @@ func (s *scanner) buildIndex(ranges []IDRange, noted []SegmentIDs, reread func(f
 // sortedIndex indexes the n IDs of the parts in the sparse form (sorted):
 // from their notes, or read again (see buildIndex), a part's IDs apart
 // while several parts are read at once.
-func sortedIndex(parts, n int, noted []SegmentIDs, reread func(fn func(int, uint64)) error) (*idIndex, int, error) {
+func sortedIndex(parts, n int, noted []idnote.SegmentIDs, reread func(fn func(int, uint64)) error) (*idIndex, int, error) {
 	all := make([]uint64, 0, n)
 	if noted != nil {
 		for i := range noted {
-			noted[i].each(func(id uint64) { all = append(all, id) })
-			noted[i] = SegmentIDs{}
+			noted[i].Each(func(id uint64) { all = append(all, id) })
+			noted[i] = idnote.SegmentIDs{}
 		}
 	} else {
 		chunks := make([][]uint64, parts)

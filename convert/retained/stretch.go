@@ -3,6 +3,8 @@ package retained
 import (
 	"math/bits"
 	"sync/atomic"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
 // The dense ID index in two levels, for IDs that cluster in stretches far
@@ -52,9 +54,9 @@ func (m stretchMarks) markAtomic(p uint64) {
 // markSet marks the stretches of a segment's noted IDs (IDs lo +
 // p<<shift): a bitmap's word spans at most two stretches, so its lowest
 // and highest IDs mark both.
-func (m stretchMarks) markSet(set *SegmentIDs, lo uint64, shift uint) {
+func (m stretchMarks) markSet(set *idnote.SegmentIDs, lo uint64, shift uint) {
 	if len(set.Bits) == 0 || set.Shift != shift {
-		set.each(func(id uint64) { m.mark((id - lo) >> shift) })
+		set.Each(func(id uint64) { m.mark((id - lo) >> shift) })
 		return
 	}
 	off := (set.Lo - lo) >> shift

@@ -7,8 +7,8 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // ThreadRoot is a ROOT THREAD OBJECT and what the dump says of its thread.
@@ -58,19 +58,19 @@ type Dump struct {
 	AllSpans []hprof.Segment // kept for the thread-name passes
 	// SpanIDs sum up the object IDs of the scanned spans, in the order
 	// of AllSpans (fewer when a damaged span ended the scan).
-	SpanIDs []retained.IDRange
+	SpanIDs []idnote.IDRange
 	// StreamSpans are the heap records of this dump read as a stream
 	// (where they are in the input, decompressed; no reader), with their
 	// object IDs summed up: the thread-name passes read them again where
 	// the input allows random access.
 	StreamSpans []hprof.Segment
-	StreamIDs   []retained.IDRange
+	StreamIDs   []idnote.IDRange
 	// Objs are the objects of each scanned span, for the retained view
 	// (when asked).
 	Objs []SpanObjects
 	// Noted, when set (the retained view is asked for), collects the
 	// objects of the streamed records.
-	Noted *retained.NotedIDs
+	Noted *idnote.NotedIDs
 
 	// Evidence is what the CLASS DUMPs tell of the size model: reference
 	// size from static offsets, compact headers, Android's written sizes
@@ -83,10 +83,6 @@ type Dump struct {
 	// the one objects are in now.
 	Heaps Heaps
 	ART   bool // java.lang.Object has ART's shadow$_klass_ field
-
-	// Retained is the retained analysis of the dump when it was made with
-	// its object IDs kept: the heap tables' per-object columns.
-	Retained *retained.Result
 
 	rootNames map[uint32]string // RootName's index
 }
@@ -125,7 +121,7 @@ func New(index, idSize int, agg *Agg) *Dump {
 // (positioned on its body), calling progress now and then.
 func (h *Dump) Stream(ctx context.Context, e Env, r *hprof.Reader, rec hprof.Record, progress func()) error {
 	h.StreamSpans = append(h.StreamSpans, hprof.NewSegment(nil, rec, r.Offset(), int64(rec.Length)))
-	h.StreamIDs = append(h.StreamIDs, retained.IDRange{})
+	h.StreamIDs = append(h.StreamIDs, idnote.IDRange{})
 	if h.Noted != nil {
 		defer h.Noted.IDs.Flush() // a part ends with its record
 	}

@@ -2,14 +2,13 @@ package heapdump
 
 import (
 	"context"
-	"io"
 	"maps"
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // threadInstance reports whether an instance may be a thread object: its
@@ -192,29 +191,12 @@ func (h *Dump) ApplyNames() {
 	}
 }
 
-// NamePass reads the same heap dump again looking only at the Strings
-// and arrays thread names need.
-func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser, error)) error {
-	rc, err := reopen()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	r, err := hprof.NewReader(rc)
-	if err != nil {
-		return err
-	}
+// NamePass reads the same heap dump again (hprof.File.Heap) looking
+// only at the Strings and arrays thread names need.
+func (h *Dump) NamePass(ctx context.Context, e Env, f *hprof.File) error {
 	// What is still to read: the pass ends when nothing is.
 	pending := h.pendingNameParts(false)
-	var dumps hprof.DumpCounter
-	err = hprof.Walk(ctx, r, func(rec hprof.Record) error {
-		if len(pending) == 0 {
-			return hprof.ErrStop
-		}
-		if dumps.Dump(rec.Tag) != h.Index {
-			return nil
-		}
-		hr := r.Heap()
+	err := f.Heap(ctx, h.Index, func(hr *hprof.HeapReader) error {
 		for len(pending) > 0 {
 			s, err := hr.Next()
 			if err != nil {
@@ -249,7 +231,7 @@ func (h *Dump) NamePass(ctx context.Context, e Env, reopen func() (io.ReadCloser
 // reading only what the one before asked for, and only the records whose
 // object IDs (ids, by record; a record without is always read) may hold
 // one of them.
-func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, ids []retained.IDRange) {
+func (h *Dump) SpanNamePass(e Env, spans []hprof.Segment, ids []idnote.IDRange) {
 	for _, t := range h.ThreadRoots {
 		if _, ok := h.threadObjs[t.ObjectID]; !ok {
 			h.threadObjs[t.ObjectID] = 0
@@ -341,7 +323,7 @@ func (h *Dump) partRead(id uint64) bool {
 
 // anyWithin reports whether one of the sorted ids is within the range of
 // r.
-func anyWithin(ids []uint64, r retained.IDRange) bool {
+func anyWithin(ids []uint64, r idnote.IDRange) bool {
 	if r.N == 0 {
 		return false
 	}
@@ -366,18 +348,19 @@ func (h *Dump) RootName(thread uint32) string {
 
 // ResolveNames finds thread names whose String or value array came
 // before the thread object in the dump. It reads again the heap records
-// of the dump that may hold them: through at (random access to the
-// input, decompressed; nil for none) when the first pass streamed them,
-// else, when some were streamed, the input through reopen, up to three
-// times. reopen may be nil (standard input): the names found so far are
-// kept. It returns how many thread roots are still without a name.
-func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCloser, error), at io.ReaderAt) int {
+// of the dump that may hold them: by random access (f.ReaderAt) when the
+// first pass streamed them and the input allows it, else, when some were
+// streamed, the whole dump (f.Heap), up to three times. An input that
+// cannot be read again (standard input) keeps the names found so far. It
+// returns how many thread roots are still without a name.
+func (h *Dump) ResolveNames(ctx context.Context, e Env, f *hprof.File) int {
+	at := f.ReaderAt()
 	spans, ids := h.AllSpans, h.SpanIDs
 	all := !h.Streamed() // every heap record of the dump is in spans
 	if h.Streamed() && at != nil {
 		spans, ids = slices.Clone(spans), slices.Clone(ids)
 		for len(ids) < len(spans) { // not scanned (damaged): read them
-			ids = append(ids, retained.IDRange{N: 1, Lo: 0, Hi: ^uint64(0)})
+			ids = append(ids, idnote.IDRange{N: 1, Lo: 0, Hi: ^uint64(0)})
 		}
 		ids = append(ids, h.StreamIDs...)
 		for _, sp := range h.StreamSpans {
@@ -390,10 +373,10 @@ func (h *Dump) ResolveNames(ctx context.Context, e Env, reopen func() (io.ReadCl
 	}
 	for pass := 0; !all && pass < 3 && h.Unresolved() > 0; pass++ {
 		before := h.Unresolved()
-		if reopen == nil {
+		if !f.CanReread() {
 			break
 		}
-		if err := h.NamePass(ctx, e, reopen); err != nil {
+		if err := h.NamePass(ctx, e, f); err != nil {
 			e.SoftFailDetail(graph.SoftThreadNamePassFailed, err.Error())
 			break
 		}

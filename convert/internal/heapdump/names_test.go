@@ -19,6 +19,17 @@ func (e testEnv) ClassName(id uint64) string                     { return e.clas
 func (e testEnv) SoftFail(graph.SoftKind)                        {}
 func (e testEnv) SoftFailDetail(k graph.SoftKind, detail string) {}
 
+// testFile is a File whose first pass read only the header: its later
+// passes read through again.
+func testFile(t *testing.T, again hprof.Again) *hprof.File {
+	t.Helper()
+	f, err := hprof.NewFile(bytes.NewReader(sub("JAVA PROFILE 1.0.2", uint8(0), uint32(8), uint64(0))), again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
 // countingReader counts the reads that start at each offset.
 type countingReader struct {
 	r     *bytes.Reader
@@ -177,7 +188,7 @@ func TestNamePassStopsWhenNamesAreRead(t *testing.T) {
 	h.threadData(env, threadCls, 1001, sub(uint64(4001)))
 	var read int64
 	reopen := func() (io.ReadCloser, error) { return countingStream{bytes.NewReader(file), &read}, nil }
-	if n := h.ResolveNames(context.Background(), env, reopen, nil); n != 0 {
+	if n := h.ResolveNames(context.Background(), env, testFile(t, hprof.Again{Reopen: reopen})); n != 0 {
 		t.Fatalf("%d names unresolved", n)
 	}
 	if h.ThreadRoots[0].Name != "worker-1" {
@@ -210,7 +221,7 @@ func TestResolveNamesNoReopenWhenSpansCoverTheDump(t *testing.T) {
 		t.Error("the input was opened again")
 		return nil, io.EOF
 	}
-	if n := h.ResolveNames(context.Background(), env, reopen, nil); n != 1 {
+	if n := h.ResolveNames(context.Background(), env, testFile(t, hprof.Again{Reopen: reopen})); n != 1 {
 		t.Errorf("%d names unresolved, want 1", n)
 	}
 }

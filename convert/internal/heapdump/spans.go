@@ -2,11 +2,10 @@ package heapdump
 
 import (
 	"io"
-	"os"
 	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
-	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
 // MaxSpan is the largest heap record read whole into a worker's buffer.
@@ -18,8 +17,8 @@ type SpanResult struct {
 	Roots   []ThreadRoot
 	Subs    [256]int64
 	Err     error
-	Objs    *SpanObjects     // for the retained view, when asked
-	IDs     retained.IDRange // the span's object IDs summed up: for the thread-name passes and the retained view
+	Objs    *SpanObjects   // for the retained view, when asked
+	IDs     idnote.IDRange // the span's object IDs summed up: for the thread-name passes and the retained view
 }
 
 // ScanSpan counts the sub-records of one span into agg (nil: it counts
@@ -38,7 +37,7 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 		buf := idBuffers.Get().(*[]uint64)
 		ids = (*buf)[:0]
 		defer func() {
-			res.Objs = &SpanObjects{IDs: res.IDs, Set: retained.SegmentIDsIn(ids, res.IDs), Refs: refs}
+			res.Objs = &SpanObjects{IDs: res.IDs, Set: idnote.SegmentIDsIn(ids, res.IDs), Refs: refs}
 			*buf = ids
 			idBuffers.Put(buf)
 		}()
@@ -106,8 +105,8 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 // view reads them again from the span; no ID list is kept), and a bound
 // on their references (each takes an ID's bytes of the span).
 type SpanObjects struct {
-	IDs  retained.IDRange
-	Set  retained.SegmentIDs // the IDs themselves, compactly: the index needs no second read
+	IDs  idnote.IDRange
+	Set  idnote.SegmentIDs // the IDs themselves, compactly: the index needs no second read
 	Refs int64
 }
 
@@ -137,9 +136,9 @@ func refBound(s *hprof.SubRecord, idSize int, whole bool) int64 {
 // noteStreamed notes an object of a dump's streamed records (gzip,
 // bzip2, records too big for a span) in o, when the retained view is
 // asked for, so that it reads a compressed input once more, not twice:
-// its ID, noted by parts of a record as the spans' are (retained.IDNotes),
+// its ID, noted by parts of a record as the spans' are (idnote.IDNotes),
 // and the same reference bound as SpanObjects.
-func noteStreamed(o *retained.NotedIDs, s *hprof.SubRecord, idSize int) {
+func noteStreamed(o *idnote.NotedIDs, s *hprof.SubRecord, idSize int) {
 	if !s.Tag.IsObject() {
 		return
 	}
@@ -147,7 +146,8 @@ func noteStreamed(o *retained.NotedIDs, s *hprof.SubRecord, idSize int) {
 	o.Refs += refBound(s, idSize, true)
 }
 
-// Feed says what FeedRetained hands the retained view.
+// Feed says what the converter hands the retained view of what the first
+// pass noted (tests compare the paths with less).
 type Feed int
 
 const (
@@ -173,34 +173,4 @@ func (h *Dump) AddSpan(e Env, res *SpanResult) error {
 		h.Subs[tag] += n
 	}
 	return res.Err
-}
-
-// FeedRetained hands the retained view what the first pass noted of the
-// dump's objects: the spans of a plain file with their ID summaries (the
-// graph is filled from the mapped spans, the input is not read again),
-// or the IDs of the streamed records (it is read once more); nothing
-// when the dump mixed both (it is read twice more). feed can hand over
-// less, for tests to compare the paths.
-func (h *Dump) FeedRetained(in *retained.Input, file *os.File, mapSpans bool, idSize int, feed Feed) {
-	defer func() { h.Objs, h.Noted = nil, nil }()
-	noted := feed == FeedNoted
-	switch {
-	case feed == FeedNothing:
-		return
-	case file != nil && !h.Streamed() && len(h.Objs) > 0:
-		in.Segments = &FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: mapSpans}
-		for _, o := range h.Objs {
-			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
-			if noted {
-				in.SegmentIDs = append(in.SegmentIDs, o.Set)
-			}
-			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
-		}
-	case h.Noted != nil && len(h.AllSpans) == 0:
-		h.Noted.IDs.Flush()
-		in.Noted = h.Noted
-	default:
-		return
-	}
-	in.IDSize = idSize
 }

@@ -28,7 +28,12 @@ func TestStringPasses(t *testing.T) {
 			got[s.ID] = *s
 			return nil
 		}}
-		if _, err := convert.ConvertFile(context.Background(), dump, convert.Options{Views: []string{graph.ViewHeap}, Objects: sink}); err != nil {
+		d, err := convert.DecodeFile(context.Background(), dump, convert.Options{Views: []string{graph.ViewHeap}, Rows: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer d.Close()
+		if err := d.Rows(context.Background(), sink); err != nil {
 			t.Fatal(err)
 		}
 		return got

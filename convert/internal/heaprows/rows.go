@@ -12,7 +12,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
@@ -45,8 +44,8 @@ type pendingString struct {
 
 // Input is what the rows of one heap dump need from the converter.
 type Input struct {
-	// Reopen opens the input again from its start (decompressed).
-	Reopen func() (io.ReadCloser, error)
+	// File is the input the rows are read from again (hprof.File.Heap).
+	File *hprof.File
 	// Dump is the heap dump the rows come from (its class layouts and
 	// thread roots), as the converter's first pass read it.
 	// Objects are sized in its size model (Dump.Model).
@@ -94,7 +93,7 @@ func Write(ctx context.Context, in *Input) error {
 		return nil
 	}
 	if in.Dump != nil && in.Dump.Classes.Len() > 0 {
-		if in.Reopen == nil {
+		if in.File == nil || !in.File.CanReread() {
 			return ErrNeedFile
 		}
 		p := &objectPass{in: in, h: in.Dump, sink: in.Sink, idSize: in.IDSize, model: in.Dump.Model,
@@ -150,66 +149,33 @@ func cmpU64(a, b uint64) int {
 	return 0
 }
 
-// read reads the input again and calls fn with every sub-record of the
-// chosen dump. Damage stops the reading quietly: the first pass reported
-// it, and the rows read before it are kept.
+// read reads the chosen dump again (hprof.File.Heap) and calls fn with
+// every sub-record. Damage stops the reading quietly: the first pass
+// reported it, and the rows read before it are kept.
 func (p *objectPass) read(ctx context.Context, fn func(*hprof.SubRecord, *hprof.HeapReader) error) error {
-	rc, err := p.in.Reopen()
-	if err != nil {
-		return err
-	}
-	defer rc.Close()
-	r, err := hprof.NewReader(rc)
-	if err != nil {
-		return err
-	}
-	if r.IDSize() != p.idSize {
-		return fmt.Errorf("heap tables: the input changed between reads (ID size %d, was %d)", r.IDSize(), p.idSize)
-	}
-	defer func() { p.done += r.Offset() }()
-	var dumps hprof.DumpCounter
-	var stop error // the callback's or the context's error, returned as is
-	hprof.Walk(ctx, r, func(rec hprof.Record) error {
-		dump := dumps.Dump(rec.Tag)
-		if dump > p.h.Index {
-			return hprof.ErrStop
+	var last int64
+	defer func() { p.done += last }()
+	return p.in.File.Heap(ctx, p.h.Index, func(hr *hprof.HeapReader) error {
+		for n := 1; ; n++ {
+			s, err := hr.Next()
+			if err != nil {
+				last = hr.Offset()
+				return nil // io.EOF, or damage
+			}
+			if n&0xFFFF == 0 {
+				if err := ctx.Err(); err != nil {
+					return err
+				}
+				last = hr.Offset()
+				if p.in.Progress != nil {
+					p.in.Progress(p.done + last)
+				}
+			}
+			if err := fn(s, hr); err != nil {
+				return err // the format's errors are damage: the pass ends quietly
+			}
 		}
-		if dump != p.h.Index {
-			return nil
-		}
-		stop = p.readHeap(ctx, r, fn)
-		return stop
 	})
-	if stop == nil {
-		stop = ctx.Err()
-	}
-	return stop // damage between records was reported by the first pass
-}
-
-// readHeap calls fn with every sub-record of one heap record; damage
-// inside it ends the record quietly.
-func (p *objectPass) readHeap(ctx context.Context, r *hprof.Reader, fn func(*hprof.SubRecord, *hprof.HeapReader) error) error {
-	hr := r.Heap()
-	for n := 1; ; n++ {
-		s, err := hr.Next()
-		if err != nil {
-			return nil // io.EOF, or damage
-		}
-		if n&0xFFFF == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if p.in.Progress != nil {
-				p.in.Progress(p.done + r.Offset())
-			}
-		}
-		if err := fn(s, hr); err != nil {
-			if errors.Is(err, hprof.ErrTruncated) || errors.Is(err, hprof.ErrCorrupt) {
-				return nil
-			}
-			return err
-		}
-	}
 }
 
 // sub writes the rows of one sub-record.
