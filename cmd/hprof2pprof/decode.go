@@ -5,12 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/mapping"
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
 // decodeFlags are the flags every command that reads inputs shares.
@@ -106,7 +106,7 @@ func (d *decodeFlags) options() convert.Options {
 
 // decode reads one input, showing progress on a terminal for a large one.
 func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Graph, error) {
-	ins := []input{{Path: in, Size: -1}}
+	ins := []batch.Input{{Path: in, Size: -1}}
 	if in != "-" {
 		if fi, err := os.Stat(in); err == nil {
 			ins[0].Size = fi.Size()
@@ -118,33 +118,17 @@ func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Gra
 	}
 	t := newTracker(e.stderr, mode, 0, ins)
 	f := t.begin(ins[0], false)
-	g, err := decodeWith(ctx, e, in, df, f, nil)
-	f.end(err != nil, 0)
-	t.finish()
-	return g, err
-}
-
-// decodeWith reads one input, reporting bytes read and phases to f;
-// objects, when not nil, receives its heap dump's rows (the heap tables).
-func decodeWith(ctx context.Context, e *env, input string, df *decodeFlags, f *fileTrack, objects *graph.ObjectSink) (*graph.Graph, error) {
 	opts := df.options()
 	applyMemoryLimit(opts.MaxMemory)
 	opts.Progress, opts.Phase = f.update, f.setPhase
-	opts.Objects = objects
-	if input == "-" {
-		return convert.Convert(ctx, e.stdin, "-", opts)
+	var g *graph.Graph
+	var err error
+	if in == "-" {
+		g, err = convert.Convert(ctx, e.stdin, "-", opts)
+	} else {
+		g, err = convert.ConvertFile(ctx, in, opts)
 	}
-	return convert.ConvertFile(ctx, input, opts)
-}
-
-// selectViews returns the views to write: those asked for that the graph
-// has, or all of its views.
-func selectViews(g *graph.Graph, asked []string) []string {
-	var out []string
-	for _, v := range g.Views {
-		if len(asked) == 0 || slices.Contains(asked, v.Name) {
-			out = append(out, v.Name)
-		}
-	}
-	return out
+	f.end(err != nil, 0)
+	t.finish()
+	return g, err
 }

@@ -185,11 +185,3 @@ func sortedKeys(m map[string]int64) []string {
 	sort.Strings(k)
 	return k
 }
-
-func viewNames(g *graph.Graph) []string {
-	var n []string
-	for _, v := range g.Views {
-		n = append(n, v.Name)
-	}
-	return n
-}
