@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -222,22 +221,7 @@ func (c *captureRun) one(ctx context.Context, pid int) int {
 
 // captureName names a capture's outputs: <main class>-<pid>-<time>.
 func captureName(res *capture.Result) string {
-	return jvmDirName(res) + "-" + res.Time.UTC().Format("20060102T150405Z")
-}
-
-// jvmDirName names a JVM: <main class>-<pid>.
-func jvmDirName(res *capture.Result) string {
-	main := res.JVM.MainClass
-	if main == "" {
-		main = "jvm"
-	}
-	main = strings.Map(func(r rune) rune {
-		if r == '/' || r == ' ' || r == ':' {
-			return '_'
-		}
-		return r
-	}, filepath.Base(main))
-	return fmt.Sprintf("%s-%d", main, res.JVM.PID)
+	return res.JVMName() + "-" + res.Time.UTC().Format("20060102T150405Z")
 }
 
 func (c *captureRun) write(ctx context.Context, input string, res *capture.Result, views []string) error {
