@@ -8,7 +8,8 @@
 // JSON). Run reports each input's progress as Events; showing them is
 // the caller's business.
 //
-// In this package: batch.go runs a job, inputs.go expands and shards
-// inputs, outnames.go names outputs, resume.go keeps the done marks,
-// summary.go sums up, formats.go and format_<name>.go are the writers.
+// In this package: batch.go runs a job (events.go: what it reports),
+// inputs.go expands and shards inputs, outnames.go names outputs,
+// resume.go keeps the done marks, summary.go sums up, formats.go and
+// format_<name>.go are the writers.
 package batch
