@@ -21,4 +21,8 @@
 // JVMs), capture (heap dumps through attach, and the capture triggers) and
 // watch (dumps appearing in a directory). Their windows carry the JVM's
 // description (Window.JVMInfo). See docs/live.md.
+//
+// Start assembles all of it as `hprof2pprof agent` runs it (daemon.go):
+// a DaemonConfig in — exporters, spill queue, listener, watched
+// directory, capture rules — and a running Daemon out.
 package agent

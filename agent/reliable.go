@@ -292,12 +292,17 @@ func (r *Reliable) Queued() int {
 	return len(r.queued)
 }
 
+// halt stops the delivery loop and leaves the queue on disk.
+func (r *Reliable) halt() {
+	close(r.stop)
+	<-r.done
+}
+
 // Close stops the delivery loop and makes one last attempt to deliver
 // the queue before ctx ends; what is left stays on disk for the next
 // run.
 func (r *Reliable) Close(ctx context.Context) error {
-	close(r.stop)
-	<-r.done
+	r.halt()
 	r.drain(ctx)
 	if n := r.Queued(); n > 0 {
 		r.log.Warn("spilled windows left on disk for the next run", "count", n, "dir", r.o.SpillDir)

@@ -16,6 +16,7 @@ import (
 	"log/slog"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"runtime"
 	"slices"
@@ -458,6 +459,23 @@ func (r *Result) Describe() string {
 		s += fmt.Sprintf("; the JVM was stopped %v at safepoints", r.Pause.Round(time.Millisecond))
 	}
 	return s
+}
+
+// JVMName names the captured JVM for file and directory names:
+// <main class>-<pid>, the main class's base name with '/', ' ' and ':'
+// made '_' ("jvm" when unknown).
+func (r *Result) JVMName() string {
+	main := r.JVM.MainClass
+	if main == "" {
+		main = "jvm"
+	}
+	main = strings.Map(func(c rune) rune {
+		if c == '/' || c == ' ' || c == ':' {
+			return '_'
+		}
+		return c
+	}, filepath.Base(main))
+	return fmt.Sprintf("%s-%d", main, r.JVM.PID)
 }
 
 // Annotate adds Describe to the comments of every view of the graph.

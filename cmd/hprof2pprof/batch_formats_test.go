@@ -10,6 +10,8 @@ import (
 
 	collectorpb "go.opentelemetry.io/proto/otlp/collector/profiles/v1development"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
 // TestBatchOTLPFiles: --format otlp over the mixed directory writes one
@@ -28,7 +30,7 @@ func TestBatchOTLPFiles(t *testing.T) {
 		if r.Status != want[r.Input] {
 			t.Errorf("%s: %s, want %s (%s)", r.Input, r.Status, want[r.Input], r.Reason)
 		}
-		if r.Status == statusFailed {
+		if r.Status == batch.StatusFailed {
 			continue
 		}
 		if len(r.Outputs) != 1 {
@@ -72,7 +74,7 @@ func TestBatchParquetTables(t *testing.T) {
 		if r.Status != want[r.Input] {
 			t.Errorf("%s: %s, want %s (%s)", r.Input, r.Status, want[r.Input], r.Reason)
 		}
-		if r.Status == statusOK || r.Status == statusPartial {
+		if r.Status == batch.StatusOK || r.Status == batch.StatusPartial {
 			converted = append(converted, r.Input)
 		}
 	}

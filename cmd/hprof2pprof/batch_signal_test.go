@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
 // TestBatchInterrupted: SIGTERM (like Ctrl-C) stops a job cleanly: the
@@ -50,7 +52,7 @@ func TestBatchInterrupted(t *testing.T) {
 	}
 	interrupted := 0
 	for _, r := range s.Files {
-		if r.Status == statusFailed && strings.Contains(r.Reason, "interrupted") {
+		if r.Status == batch.StatusFailed && strings.Contains(r.Reason, "interrupted") {
 			interrupted++
 		}
 	}

@@ -18,6 +18,8 @@ import (
 	"testing"
 
 	"github.com/google/pprof/profile"
+
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
 // binPath is the real hprof2pprof binary, built once by TestMain.
@@ -90,12 +92,12 @@ func mixedDir(t *testing.T) (string, map[string]string) {
 		copyFile(t, testdata(src), filepath.Join(dir, rel), limit)
 		want[filepath.Join(dir, rel)] = status
 	}
-	put("host1/cpu.hprof", "cpu-samples.cpuwork.jdk17.hprof", 0, statusOK)
-	put("host1/sites.hprof", "heap-sites.allocwork.jdk17.hprof", 0, statusOK)
-	put("host2/zoo.hprof.gz", "jdk25-zoo-live.hprof.gz", 0, statusOK)
-	put("host2/deep/java.hprof.txt", "cpu-samples.cpuwork.jdk17.txt", 0, statusOK)
-	put("host2/cut.hprof", "heap-dump.allocwork.jdk17.hprof", 100000, statusPartial)
-	put("host3/killed.hprof", "killed-cpu-samples.cpuwork.jdk17.hprof", 0, statusPartial)
+	put("host1/cpu.hprof", "cpu-samples.cpuwork.jdk17.hprof", 0, batch.StatusOK)
+	put("host1/sites.hprof", "heap-sites.allocwork.jdk17.hprof", 0, batch.StatusOK)
+	put("host2/zoo.hprof.gz", "jdk25-zoo-live.hprof.gz", 0, batch.StatusOK)
+	put("host2/deep/java.hprof.txt", "cpu-samples.cpuwork.jdk17.txt", 0, batch.StatusOK)
+	put("host2/cut.hprof", "heap-dump.allocwork.jdk17.hprof", 100000, batch.StatusPartial)
+	put("host3/killed.hprof", "killed-cpu-samples.cpuwork.jdk17.hprof", 0, batch.StatusPartial)
 
 	// A text report compressed here, not in testdata.
 	var gz bytes.Buffer
@@ -107,14 +109,14 @@ func mixedDir(t *testing.T) (string, map[string]string) {
 	zw.Write(text)
 	zw.Close()
 	writeFile(t, filepath.Join(dir, "host3/report.txt.gz"), gz.Bytes())
-	want[filepath.Join(dir, "host3/report.txt.gz")] = statusOK
+	want[filepath.Join(dir, "host3/report.txt.gz")] = batch.StatusOK
 
 	garbage := make([]byte, 4096)
 	rand.New(rand.NewSource(1)).Read(garbage)
 	writeFile(t, filepath.Join(dir, "host3/garbage.hprof"), garbage)
-	want[filepath.Join(dir, "host3/garbage.hprof")] = statusFailed
+	want[filepath.Join(dir, "host3/garbage.hprof")] = batch.StatusFailed
 	writeFile(t, filepath.Join(dir, "host1/empty.hprof"), nil)
-	want[filepath.Join(dir, "host1/empty.hprof")] = statusFailed
+	want[filepath.Join(dir, "host1/empty.hprof")] = batch.StatusFailed
 
 	// Never taken from a directory walk: hidden files and our outputs.
 	writeFile(t, filepath.Join(dir, "host1/.hidden.hprof"), garbage)
@@ -122,13 +124,13 @@ func mixedDir(t *testing.T) (string, map[string]string) {
 	return dir, want
 }
 
-func readSummary(t *testing.T, path string) summary {
+func readSummary(t *testing.T, path string) batch.Summary {
 	t.Helper()
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var s summary
+	var s batch.Summary
 	if err := json.Unmarshal(data, &s); err != nil {
 		t.Fatalf("%s: %v", path, err)
 	}
@@ -172,10 +174,10 @@ func TestBatchMixedDirectory(t *testing.T) {
 	var written []string
 	for _, f := range s.Files {
 		got[f.Input] = f.Status
-		if f.Status == statusFailed && f.Reason == "" {
+		if f.Status == batch.StatusFailed && f.Reason == "" {
 			t.Errorf("%s failed without a reason", f.Input)
 		}
-		if (f.Status == statusFailed || f.Status == statusPartial) && !strings.Contains(stderr, f.Input+": ") {
+		if (f.Status == batch.StatusFailed || f.Status == batch.StatusPartial) && !strings.Contains(stderr, f.Input+": ") {
 			t.Errorf("stderr does not name %s", f.Input)
 		}
 		for _, p := range f.Outputs {
@@ -360,7 +362,7 @@ func TestBatchKilledAndResumed(t *testing.T) {
 	}
 	marks := 0
 	for _, f := range listFiles(t, out, true) {
-		if strings.HasSuffix(f, markSuffix) {
+		if strings.HasSuffix(f, batch.MarkSuffix) {
 			marks++
 		}
 	}

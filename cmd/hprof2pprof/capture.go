@@ -6,7 +6,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/agent/attach"
 	"github.com/hprof2pprof/hprof2pprof/agent/capture"
 	"github.com/hprof2pprof/hprof2pprof/agent/jvm"
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 	"github.com/hprof2pprof/hprof2pprof/otlp"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 )
@@ -51,7 +51,7 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 	var df decodeFlags
 	df.add(fs)
 	var cf captureFlags
-	var dst destination
+	var dst batch.Destination
 	pf := addPushFlags(fs)
 	fs.Lookup("service-name").Usage = "service.name on the profiles (default: the JVM's otel.service.name or OTEL_SERVICE_NAME, else its main class)"
 	fs.Lookup("view").Usage = "views to write, comma-separated: heap (the default; converted while the JVM writes), threads, retained (these wait for the finished dump)"
@@ -66,7 +66,7 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 	fs.BoolVar(&cf.opts.NoSpaceCheck, "no-space-check", false, "do not refuse a dump that the free space is estimated too small for")
 	fs.StringVar(&dst.Out, "o", "", "output file for one view, or the name prefix for several ('-': standard output); one PID only")
 	fs.StringVar(&dst.Dir, "d", "", "output directory (default: the current one); files are named <main class>-<pid>-<time>.<view>.pb.gz")
-	format := fs.String("format", "pprof", "output format: "+strings.Join(formatNames(), ", "))
+	format := fs.String("format", "pprof", "output format: "+strings.Join(batch.Formats(), ", "))
 	rest, ok := df.parse(e, fs, args)
 	if !ok {
 		return exitUsage
@@ -86,21 +86,11 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 		fs.Usage()
 		return exitUsage
 	}
-	f, ok := formats[*format]
-	if !ok {
-		errorf(e, "", fmt.Errorf("unknown --format %q (have %s)", *format, strings.Join(formatNames(), ", ")))
-		return exitUsage
+	ship, code := captureOutputs(e, *format, pf)
+	if code >= 0 {
+		return code
 	}
-	var ship *shipper
-	if pf.Client.Endpoint != "" {
-		if err := pf.check(); err != nil {
-			errorf(e, "", err)
-			return exitUsage
-		}
-		if ship, err = newShipper(pf); err != nil {
-			errorf(e, "", fmt.Errorf("%w: %v", errUsage, err))
-			return exitUsage
-		}
+	if ship != nil {
 		defer ship.Close()
 	}
 	cf.opts.Convert = df.options()
@@ -109,13 +99,36 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 		df.views = listFlag{"heap"}
 		cf.opts.Convert.Views = df.views
 	}
-	c := &captureRun{e: e, df: &df, cf: &cf, pf: pf, ship: ship, format: *format, f: f, dst: dst,
+	c := &captureRun{e: e, df: &df, cf: &cf, pf: pf, ship: ship, format: *format, dst: dst,
 		pushOnly: ship != nil && !flagGiven(fs, "o", "d", "format")}
-	code := exitOK
+	code = exitOK
 	for _, pid := range pids {
 		code = worse(code, c.one(ctx, pid))
 	}
 	return code
+}
+
+// captureOutputs checks --format and connects the shipper --endpoint
+// asks for (nil without); code is an exit status when the run ends
+// here, else -1.
+func captureOutputs(e *env, format string, pf *pushFlags) (ship *shipper, code int) {
+	if !slices.Contains(batch.Formats(), format) {
+		errorf(e, "", fmt.Errorf("unknown --format %q (have %s)", format, strings.Join(batch.Formats(), ", ")))
+		return nil, exitUsage
+	}
+	if pf.Client.Endpoint == "" {
+		return nil, -1
+	}
+	if err := pf.check(); err != nil {
+		errorf(e, "", err)
+		return nil, exitUsage
+	}
+	ship, err := newShipper(pf)
+	if err != nil {
+		errorf(e, "", fmt.Errorf("%w: %v", errUsage, err))
+		return nil, exitUsage
+	}
+	return ship, -1
 }
 
 func flagGiven(fs *flag.FlagSet, names ...string) bool {
@@ -164,8 +177,7 @@ type captureRun struct {
 	pf       *pushFlags
 	ship     *shipper // nil without --endpoint
 	format   string
-	f        outputFormat
-	dst      destination
+	dst      batch.Destination
 	pushOnly bool // --endpoint without -o, -d or --format: no files
 }
 
@@ -189,9 +201,9 @@ func (c *captureRun) one(ctx context.Context, pid int) int {
 	if !c.df.quiet {
 		fmt.Fprintln(c.e.stderr, res.Describe())
 	}
-	views := selectViews(res.Graph, c.df.views)
+	views := batch.SelectViews(res.Graph, c.df.views)
 	if len(views) == 0 {
-		errorf(c.e, name, fmt.Errorf("no %s view in the dump (it has: %s)", strings.Join(c.df.views, ", "), strings.Join(viewNames(res.Graph), ", ")))
+		errorf(c.e, name, fmt.Errorf("no %s view in the dump (it has: %s)", strings.Join(c.df.views, ", "), strings.Join(batch.ViewNames(res.Graph), ", ")))
 		return exitFailure
 	}
 	input := captureName(res)
@@ -209,22 +221,7 @@ func (c *captureRun) one(ctx context.Context, pid int) int {
 
 // captureName names a capture's outputs: <main class>-<pid>-<time>.
 func captureName(res *capture.Result) string {
-	return jvmDirName(res) + "-" + res.Time.UTC().Format("20060102T150405Z")
-}
-
-// jvmDirName names a JVM: <main class>-<pid>.
-func jvmDirName(res *capture.Result) string {
-	main := res.JVM.MainClass
-	if main == "" {
-		main = "jvm"
-	}
-	main = strings.Map(func(r rune) rune {
-		if r == '/' || r == ' ' || r == ':' {
-			return '_'
-		}
-		return r
-	}, filepath.Base(main))
-	return fmt.Sprintf("%s-%d", main, res.JVM.PID)
+	return res.JVMName() + "-" + res.Time.UTC().Format("20060102T150405Z")
 }
 
 func (c *captureRun) write(ctx context.Context, input string, res *capture.Result, views []string) error {
@@ -239,15 +236,15 @@ func (c *captureRun) write(ctx context.Context, input string, res *capture.Resul
 		}
 		p := dst.Out
 		if p == "" {
-			p = dst.outBase(input) + ".otlp.pb"
+			p = dst.OutBase(input) + ".otlp.pb"
 		}
-		if err := writeOTLP(p, b); err != nil {
+		if err := batch.WriteOTLP(p, b); err != nil {
 			return err
 		}
 		c.say("wrote %s\n", p)
 		return nil
 	}
-	w, err := c.f.open(dst)
+	w, err := batch.OpenFormat(c.format, dst, batch.FormatOptions{})
 	if err != nil {
 		return err
 	}

@@ -5,11 +5,15 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
 func init() {
@@ -18,7 +22,7 @@ func init() {
 
 // batchFlags are convert's flags for jobs over many inputs.
 type batchFlags struct {
-	sel         selection
+	sel         batch.Selection
 	workers     int
 	force       bool
 	shard       string
@@ -38,11 +42,13 @@ var jobOnlyFlags = map[string]bool{
 type convertCmd struct {
 	fs     *flag.FlagSet
 	df     decodeFlags
-	dst    destination
 	bf     batchFlags
+	out    string
+	dir    string
 	format string
-	sh     shard
-	f      outputFormat
+	fo     batch.FormatOptions
+	folded listFlag
+	sh     batch.Shard
 }
 
 func runConvert(ctx context.Context, e *env, args []string) int {
@@ -51,39 +57,72 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	all, mine, batch, code := c.inputs(e, args)
+	all, isBatch, code := c.inputs(e, args)
 	if code >= 0 {
 		return code
 	}
-	w, perInput, code := c.open(e, all)
-	if code >= 0 {
-		return code
+	opts := c.df.options()
+	applyMemoryLimit(opts.MaxMemory)
+	c.fo.FoldedTypes = c.folded
+	v := &convertView{e: e, quiet: c.df.quiet, mode: c.bf.progress, interval: c.bf.interval}
+	s, err := batch.Run(ctx, batch.Job{
+		Inputs: all, Shard: c.sh, Out: c.out, Dir: c.dir, Views: c.df.views,
+		Format: c.format, FormatOptions: c.fo, Workers: c.bf.workers, Force: c.bf.force,
+		Shape: shapingFlags(c.fs, c.format), Convert: opts,
+		Stdin: e.stdin, Stdout: e.stdout, Events: v.event,
+	})
+	if s == nil {
+		errorf(e, "", err)
+		return exitCode(err)
 	}
-	start := time.Now()
-	t := newTracker(e.stderr, c.bf.progress, c.bf.interval, mine)
-	j := &job{
-		e:        &env{stdin: e.stdin, stdout: e.stdout, stderr: t.log()},
-		df:       &c.df,
-		dst:      c.dst,
-		perInput: perInput,
-		w:        w,
-		workers:  c.bf.workers,
-		force:    c.bf.force,
-		options:  shapingFlags(c.fs, c.format),
-		inputs:   mine,
-		tracker:  t,
-		resuming: c.dst.Dir != "" && perInput,
+	v.t.finish()
+	if err != nil {
+		errorf(e, "", err)
 	}
-	if j.resuming {
-		cleanStale(c.dst, all, mine)
+	return c.summarize(e, s, isBatch)
+}
+
+// convertView shows a job's events: progress on the tracker, status
+// lines above it.
+type convertView struct {
+	e        *env
+	quiet    bool
+	mode     string
+	interval time.Duration
+	t        *tracker
+	log      *env         // stderr is the tracker's log
+	tracks   []*fileTrack // by input index
+}
+
+func (v *convertView) event(ev batch.Event) {
+	switch ev.Kind {
+	case batch.Planned:
+		v.t = newTracker(v.e.stderr, v.mode, v.interval, ev.Inputs)
+		v.log = &env{stderr: v.t.log()}
+		v.tracks = make([]*fileTrack, len(ev.Inputs))
+	case batch.Skipped:
+		v.t.begin(ev.Input, false).end(false, 0)
+		v.say("up to date: %s\n", ev.Input.Path)
+	case batch.Started:
+		v.tracks[ev.Index] = v.t.begin(ev.Input, ev.Compressed)
+	case batch.Read:
+		v.tracks[ev.Index].update(ev.Bytes)
+	case batch.Phase:
+		v.tracks[ev.Index].setPhase(ev.Phase)
+	case batch.Wrote:
+		v.say("wrote %s\n", ev.Path)
+	case batch.Problem:
+		errorf(v.log, ev.Input.Path, ev.Err)
+	case batch.Finished:
+		v.tracks[ev.Index].end(ev.Result.Status == batch.StatusFailed, ev.Bytes)
 	}
-	j.run(ctx)
-	closed, cerr := w.Close()
-	for _, p := range closed {
-		j.say("wrote %s\n", p)
+}
+
+// say prints a status line unless -q.
+func (v *convertView) say(format string, args ...any) {
+	if !v.quiet {
+		fmt.Fprintf(v.log.stderr, format, args...)
 	}
-	t.finish()
-	return c.summarize(e, j, closed, cerr, batch, time.Since(start))
 }
 
 // parse reads convert's flags and checks them; code is an exit status
@@ -92,23 +131,22 @@ func (c *convertCmd) parse(e *env, args []string) (rest []string, code int) {
 	fs := newFlagSet("convert", "INPUT...", e.stderr)
 	c.fs = fs
 	c.df.add(fs)
-	bf, dst := &c.bf, &c.dst
-	fs.StringVar(&dst.Out, "o", "", "output file for one view, or the name prefix for several ('-': standard output); one input only")
-	fs.StringVar(&dst.Dir, "d", "", "output directory; directory inputs are mirrored under it, and a rerun skips inputs already converted")
-	fs.StringVar(&c.format, "format", "pprof", "output format: "+strings.Join(formatNames(), ", "))
+	bf := &c.bf
+	fs.StringVar(&c.out, "o", "", "output file for one view, or the name prefix for several ('-': standard output); one input only")
+	fs.StringVar(&c.dir, "d", "", "output directory; directory inputs are mirrored under it, and a rerun skips inputs already converted")
+	fs.StringVar(&c.format, "format", "pprof", "output format: "+strings.Join(batch.Formats(), ", "))
 	fs.IntVar(&bf.workers, "j", runtime.NumCPU(), "inputs converted at once")
-	fs.Var(&bf.sel.include, "include", "in directories, take only files matching these globs (base name, or relative path when the glob has a '/')")
-	fs.Var(&bf.sel.exclude, "exclude", "in directories, skip files matching these globs")
+	fs.Var((*listFlag)(&bf.sel.Include), "include", "in directories, take only files matching these globs (base name, or relative path when the glob has a '/')")
+	fs.Var((*listFlag)(&bf.sel.Exclude), "exclude", "in directories, skip files matching these globs")
 	fs.BoolVar(&bf.force, "force", false, "convert inputs again even when their outputs are complete and newer")
 	fs.StringVar(&bf.shard, "shard", "", "convert only shard i/n of the inputs (0 <= i < n), split by path")
 	fs.StringVar(&bf.progress, "progress", progressAuto, "progress display: auto (bars on a terminal), bars, plain (lines for logs), none")
 	fs.DurationVar(&bf.interval, "progress-interval", 10*time.Second, "time between --progress=plain lines")
 	fs.StringVar(&bf.summaryPath, "summary", "", "write the job's summary as JSON to this file")
-	for _, name := range formatNames() {
-		if f := formats[name]; f.flags != nil {
-			f.flags(fs)
-		}
-	}
+	fs.Var(&c.folded, "folded-type", "format folded: the sample types to value stacks by; each view takes the first it has, else its default (cpu: cpu, alloc: alloc_space, heap: inuse_space)")
+	fs.StringVar(&c.fo.ServiceName, "service-name", "", "service.name of OTLP profiles (default: the input's base name)")
+	fs.StringVar(&c.fo.Tables, "tables", "default",
+		"with --format parquet or arrow: tables to write besides the default ones, comma-separated: objects, refs, strings, roots (the heap dump's objects, references, Strings and GC roots), heap (all four)")
 	args, ok := c.df.parse(e, fs, args)
 	if !ok {
 		return nil, exitUsage
@@ -117,12 +155,12 @@ func (c *convertCmd) parse(e *env, args []string) (rest []string, code int) {
 		fs.Usage()
 		return nil, exitUsage
 	}
-	if c.f, ok = formats[c.format]; !ok {
-		errorf(e, "", fmt.Errorf("unknown --format %q (have %s)", c.format, strings.Join(formatNames(), ", ")))
+	if !slices.Contains(batch.Formats(), c.format) {
+		errorf(e, "", fmt.Errorf("unknown --format %q (have %s)", c.format, strings.Join(batch.Formats(), ", ")))
 		return nil, exitUsage
 	}
 	var err error
-	if c.sh, err = parseShard(bf.shard); err != nil {
+	if c.sh, err = batch.ParseShard(bf.shard); err != nil {
 		errorf(e, "", err)
 		return nil, exitUsage
 	}
@@ -149,28 +187,22 @@ func (bf *batchFlags) check() error {
 	return nil
 }
 
-// inputs expands the arguments into every input (all), the ones of this
-// shard (mine), and whether this is a batch (several inputs, a
-// directory, or a shard).
-func (c *convertCmd) inputs(e *env, args []string) (all, mine []input, batch bool, code int) {
-	c.bf.sel.skipDir = c.dst.Dir
-	all, err := expandInputs(args, c.bf.sel)
+// inputs expands the arguments into every input of the job, and says
+// whether this is a batch (several inputs, a directory, or a shard).
+func (c *convertCmd) inputs(e *env, args []string) (all []batch.Input, isBatch bool, code int) {
+	c.bf.sel.SkipDir = c.dir
+	all, err := batch.Expand(args, c.bf.sel)
 	if err != nil {
 		errorf(e, "", err)
-		return nil, nil, false, exitCode(err)
+		return nil, false, exitCode(err)
 	}
-	for _, in := range all {
-		if c.sh.has(in.Key) {
-			mine = append(mine, in)
-		}
-	}
-	batch = len(args) != len(all) || len(all) > 1 || c.sh.Count > 1
+	isBatch = len(args) != len(all) || len(all) > 1 || c.sh.Count > 1
 	for _, in := range all {
 		if fi, err := os.Stat(in.Path); err == nil && fi.IsDir() {
-			batch = true
+			isBatch = true
 		}
 	}
-	return all, mine, batch, -1
+	return all, isBatch, -1
 }
 
 // exitCode is the exit status of an error that ends a command: usage
@@ -182,57 +214,41 @@ func exitCode(err error) int {
 	return exitFailure
 }
 
-// open prepares the destination for every input and opens the format's
-// writer.
-func (c *convertCmd) open(e *env, all []input) (w formatWriter, perInput bool, code int) {
-	dst := &c.dst
-	if dst.Dir != "" {
-		if err := os.MkdirAll(dst.Dir, 0o755); err != nil {
-			errorf(e, dst.Dir, err)
-			return nil, false, exitFailure
-		}
-	}
-	dst.Views, dst.Stdout, dst.Shard = c.df.views, e.stdout, c.sh
-	dst.Rel = map[string]string{}
-	for _, in := range all {
-		dst.Inputs = append(dst.Inputs, in.Path)
-		dst.Rel[in.Path] = in.Rel
-	}
-	w, err := c.f.open(*dst)
-	if err != nil {
-		errorf(e, "", err)
-		return nil, false, exitCode(err)
-	}
-	perInput = writesPerInput(w)
-	if perInput && dst.Out != "" && len(all) > 1 {
-		errorf(e, "", fmt.Errorf("%w: -o names the output of one input, but there are %d: use -d DIR", errUsage, len(all)))
-		return nil, false, exitUsage
-	}
-	return w, perInput, -1
-}
-
 // summarize prints and writes the job's summary and returns its exit
 // status.
-func (c *convertCmd) summarize(e *env, j *job, closed []string, cerr error, batch bool, took time.Duration) int {
-	s := newSummary(j.results, took)
-	s.Format, s.Outputs = c.format, closed
-	if c.sh.Count > 1 {
-		s.Shard = c.sh.String()
-	}
-	if cerr != nil {
-		errorf(e, "", cerr)
-		s.Error, s.Exit = message(cerr), exitFailure
-	}
-	if batch && !c.df.quiet {
-		s.print(e.stderr)
+func (c *convertCmd) summarize(e *env, s *batch.Summary, isBatch bool) int {
+	if isBatch && !c.df.quiet {
+		printSummary(e.stderr, s)
 	}
 	if c.bf.summaryPath != "" {
-		if err := s.write(c.bf.summaryPath); err != nil {
+		if err := s.Write(c.bf.summaryPath); err != nil {
 			errorf(e, c.bf.summaryPath, err)
 			s.Exit = exitFailure
 		}
 	}
 	return s.Exit
+}
+
+// printSummary writes the summary for a person: the counts, then each
+// input that did not convert fully with its reason.
+func printSummary(w io.Writer, s *batch.Summary) {
+	fmt.Fprintf(w, "summary: %d inputs: %d ok, %d partial, %d failed, %d up to date; %s read in %s",
+		s.Inputs, s.OK, s.Partial, s.Failed, s.Skipped, human(s.Bytes), time.Duration(s.Seconds*float64(time.Second)).Round(time.Millisecond))
+	if s.Shard != "" {
+		fmt.Fprintf(w, " (shard %s)", s.Shard)
+	}
+	fmt.Fprintln(w)
+	for _, r := range s.Files {
+		switch {
+		case r.Status == batch.StatusFailed || r.Status == batch.StatusPartial:
+			fmt.Fprintf(w, "  %s %s: %s\n", r.Status, r.Input, r.Reason)
+		case r.Status == batch.StatusSkipped && r.Previous == batch.StatusPartial:
+			fmt.Fprintf(w, "  partial (earlier run) %s: %s\n", r.Input, r.Reason)
+		}
+	}
+	if s.Error != "" {
+		fmt.Fprintf(w, "  failed closing the output: %s\n", s.Error)
+	}
 }
 
 // shapingFlags names the format and every flag given that changes what

@@ -5,12 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"slices"
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/mapping"
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
 // decodeFlags are the flags every command that reads inputs shares.
@@ -106,7 +106,7 @@ func (d *decodeFlags) options() convert.Options {
 
 // decode reads one input, showing progress on a terminal for a large one.
 func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Graph, error) {
-	ins := []input{{Path: in, Size: -1}}
+	ins := []batch.Input{{Path: in, Size: -1}}
 	if in != "-" {
 		if fi, err := os.Stat(in); err == nil {
 			ins[0].Size = fi.Size()
@@ -118,45 +118,17 @@ func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Gra
 	}
 	t := newTracker(e.stderr, mode, 0, ins)
 	f := t.begin(ins[0], false)
-	g, err := decodeWith(ctx, e, in, df, f, nil)
-	f.end(err != nil, 0)
-	t.finish()
-	return g, err
-}
-
-// decodeWith reads one input, reporting bytes read and phases to f;
-// objects, when not nil, then receives its heap dump's rows (the heap
-// tables), read in a pass of their own.
-func decodeWith(ctx context.Context, e *env, input string, df *decodeFlags, f *fileTrack, objects *graph.ObjectSink) (*graph.Graph, error) {
 	opts := df.options()
 	applyMemoryLimit(opts.MaxMemory)
 	opts.Progress, opts.Phase = f.update, f.setPhase
-	opts.Rows, opts.ObjectRetained = objects != nil, objects != nil && objects.Object != nil
-	var d *convert.Decoded
+	var g *graph.Graph
 	var err error
-	if input == "-" {
-		d, err = convert.Decode(ctx, e.stdin, "-", opts)
+	if in == "-" {
+		g, err = convert.Convert(ctx, e.stdin, "-", opts)
 	} else {
-		d, err = convert.DecodeFile(ctx, input, opts)
+		g, err = convert.ConvertFile(ctx, in, opts)
 	}
-	if err != nil {
-		return nil, err
-	}
-	defer d.Close()
-	if err := d.Rows(ctx, objects); err != nil {
-		return nil, err
-	}
-	return d.Graph(), nil
-}
-
-// selectViews returns the views to write: those asked for that the graph
-// has, or all of its views.
-func selectViews(g *graph.Graph, asked []string) []string {
-	var out []string
-	for _, v := range g.Views {
-		if len(asked) == 0 || slices.Contains(asked, v.Name) {
-			out = append(out, v.Name)
-		}
-	}
-	return out
+	f.end(err != nil, 0)
+	t.finish()
+	return g, err
 }

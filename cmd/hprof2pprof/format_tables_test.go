@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/parquet"
+
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
 // readersModulesForCLI finds the npm table readers as the parquet
@@ -308,9 +310,9 @@ func TestShardedTablesOneDataset(t *testing.T) {
 // sameShard reports whether two inputs fall in the same shard of n.
 func sameShard(n int, a, b string) bool {
 	for i := range n {
-		s := shard{i, n}
-		if s.has(a) {
-			return s.has(b)
+		s := batch.Shard{Index: i, Count: n}
+		if s.Has(a) {
+			return s.Has(b)
 		}
 	}
 	return false

@@ -130,6 +130,12 @@ func printInfo(w io.Writer, r infoReport) {
 		fmt.Fprintf(w, "time:        %s\n", r.Time.Format(time.RFC3339Nano))
 	}
 	fmt.Fprintf(w, "bytes:       %d\n", r.Bytes)
+	printInfoContents(w, r)
+}
+
+// printInfoContents is the part of printInfo after the header: dumps,
+// records, views, threads, notes, soft failures, damage.
+func printInfoContents(w io.Writer, r infoReport) {
 	switch {
 	case r.Dumps > 0 && r.Dump > 0:
 		fmt.Fprintf(w, "dumps:       %d (heap and alloc views from dump %d)\n", r.Dumps, r.Dump)
@@ -163,6 +169,11 @@ func printInfo(w io.Writer, r infoReport) {
 			fmt.Fprintf(w, "  %s\n", n)
 		}
 	}
+	printSoftFailures(w, r)
+}
+
+// printSoftFailures ends printInfo: the soft failures and the damage.
+func printSoftFailures(w io.Writer, r infoReport) {
 	fmt.Fprintf(w, "soft failures: ")
 	if len(r.SoftFailures) == 0 {
 		fmt.Fprintln(w, "none")
@@ -184,12 +195,4 @@ func sortedKeys(m map[string]int64) []string {
 	}
 	sort.Strings(k)
 	return k
-}
-
-func viewNames(g *graph.Graph) []string {
-	var n []string
-	for _, v := range g.Views {
-		n = append(n, v.Name)
-	}
-	return n
 }

@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -19,6 +18,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
 // Exit codes.
@@ -106,5 +107,6 @@ func errorf(e *env, file string, err error) {
 	}
 }
 
-// errUsage marks an error that should exit with status 2.
-var errUsage = errors.New("usage")
+// errUsage marks an error that should exit with status 2; it is the
+// batch engine's, so that the engine's usage errors exit 2 too.
+var errUsage = batch.ErrUsage

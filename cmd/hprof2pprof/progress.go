@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
 )
@@ -82,7 +83,7 @@ func (f *fileTrack) label() string {
 	return f.name + " (" + f.phase + ")"
 }
 
-func newTracker(stderr io.Writer, mode string, interval time.Duration, ins []input) *tracker {
+func newTracker(stderr io.Writer, mode string, interval time.Duration, ins []batch.Input) *tracker {
 	t := &tracker{stderr: stderr, start: time.Now(), files: len(ins), flight: map[*fileTrack]bool{}, interval: interval}
 	big := len(ins) > 1
 	for _, in := range ins {
@@ -156,7 +157,7 @@ func (w logWriter) Write(p []byte) (int, error) {
 }
 
 // begin marks an input as in flight.
-func (t *tracker) begin(in input, compressed bool) *fileTrack {
+func (t *tracker) begin(in batch.Input, compressed bool) *fileTrack {
 	f := &fileTrack{t: t, name: filepath.Base(in.Path), size: in.Size, compressed: compressed}
 	t.mu.Lock()
 	t.flight[f] = true

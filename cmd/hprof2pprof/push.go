@@ -10,6 +10,7 @@ import (
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 	"github.com/hprof2pprof/hprof2pprof/otlp"
 )
 
@@ -278,9 +279,9 @@ func pushInput(ctx context.Context, e *env, s *shipper, in string, df *decodeFla
 		errorf(e, in, err)
 		return exitFailure
 	}
-	views := selectViews(g, df.views)
+	views := batch.SelectViews(g, df.views)
 	if len(views) == 0 {
-		errorf(e, in, fmt.Errorf("no %s view in this input (it has: %s)", strings.Join(df.views, ", "), strings.Join(viewNames(g), ", ")))
+		errorf(e, in, fmt.Errorf("no %s view in this input (it has: %s)", strings.Join(df.views, ", "), strings.Join(batch.ViewNames(g), ", ")))
 		return exitFailure
 	}
 	return s.shipGraph(ctx, e, in, g, views, nil, df.quiet)

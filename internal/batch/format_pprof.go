@@ -1,10 +1,9 @@
-package main
+package batch
 
 import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
@@ -12,23 +11,22 @@ import (
 
 func init() {
 	registerFormat(outputFormat{
-		name: "pprof",
-		help: "one gzipped pprof profile per view (default)",
-		open: func(dst destination) (formatWriter, error) {
+		name: "pprof", // one gzipped pprof profile per view
+		open: func(dst Destination, _ FormatOptions) (Writer, error) {
 			if dst.Out != "" && len(dst.Inputs) > 1 && len(dst.Views) == 1 {
-				return nil, fmt.Errorf("%w: -o names one file, but there are %d inputs: use -d DIR", errUsage, len(dst.Inputs))
+				return nil, fmt.Errorf("%w: -o names one file, but there are %d inputs: use -d DIR", ErrUsage, len(dst.Inputs))
 			}
 			return &pprofWriter{dst: dst}, nil
 		},
 	})
 }
 
-type pprofWriter struct{ dst destination }
+type pprofWriter struct{ dst Destination }
 
 // path names the output of one view: -o itself for a single view,
 // otherwise <OUT or input name>.<view>.pb.gz, in -d DIR when given.
 func (w *pprofWriter) path(input, view string) string {
-	return w.dst.viewPath(input, view, ".pb.gz")
+	return w.dst.ViewPath(input, view, ".pb.gz")
 }
 
 func (w *pprofWriter) Add(ctx context.Context, input string, g *graph.Graph, views []string) ([]string, error) {
@@ -55,33 +53,3 @@ func (w *pprofWriter) Add(ctx context.Context, input string, g *graph.Graph, vie
 func (w *pprofWriter) perInput() bool { return true }
 
 func (w *pprofWriter) Close() ([]string, error) { return nil, nil }
-
-// writeFileAtomic writes path through a temporary file in the same
-// directory and renames it into place, so a killed run leaves no half
-// file under the final name.
-func writeFileAtomic(path string, write func(f *os.File) error) error {
-	if dir := filepath.Dir(path); dir != "" {
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return err
-		}
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	if err := write(f); err != nil {
-		f.Close()
-		os.Remove(tmp)
-		return err
-	}
-	if err := f.Close(); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	if err := os.Chmod(tmp, 0o644); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return os.Rename(tmp, path)
-}

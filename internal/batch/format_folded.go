@@ -1,8 +1,7 @@
-package main
+package batch
 
 import (
 	"context"
-	"flag"
 	"os"
 	"slices"
 
@@ -10,27 +9,21 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/folded"
 )
 
-// foldedTypes is convert's --folded-type (format folded).
-var foldedTypes listFlag
-
 func init() {
 	registerFormat(outputFormat{
+		// collapsed stacks ('frame;frame;frame value', root first) per
+		// view, for flamegraph.pl and speedscope
 		name: "folded",
-		help: "collapsed stacks ('frame;frame;frame value', root first) per view, for flamegraph.pl and speedscope",
-		flags: func(fs *flag.FlagSet) {
-			foldedTypes = nil
-			fs.Var(&foldedTypes, "folded-type", "format folded: the sample types to value stacks by; each view takes the first it has, else its default (cpu: cpu, alloc: alloc_space, heap: inuse_space)")
-		},
-		open: func(dst destination) (formatWriter, error) {
-			return &foldedWriter{dst: dst, types: foldedTypes}, nil
+		open: func(dst Destination, o FormatOptions) (Writer, error) {
+			return &foldedWriter{dst: dst, types: o.FoldedTypes}, nil
 		},
 	})
 }
 
-// foldedWriter writes <OUT or input name>.<view>.folded for each view, or
-// -o itself for one view.
+// foldedWriter writes <Out or input name>.<view>.folded for each view, or
+// Out itself for one view.
 type foldedWriter struct {
-	dst   destination
+	dst   Destination
 	types []string
 }
 
@@ -38,7 +31,7 @@ func (w *foldedWriter) Add(ctx context.Context, input string, g *graph.Graph, vi
 	var wrote []string
 	for _, v := range views {
 		typ := w.typeFor(g.View(v))
-		p := w.dst.viewPath(input, v, ".folded")
+		p := w.dst.ViewPath(input, v, ".folded")
 		if p == "-" {
 			if err := folded.Write(w.dst.Stdout, g, v, typ); err != nil {
 				return wrote, err
@@ -54,7 +47,7 @@ func (w *foldedWriter) Add(ctx context.Context, input string, g *graph.Graph, vi
 	return wrote, nil
 }
 
-// typeFor picks the first --folded-type the view has ("" for its default).
+// typeFor picks the first of w.types the view has ("" for its default).
 func (w *foldedWriter) typeFor(v *graph.View) string {
 	if v == nil {
 		return ""

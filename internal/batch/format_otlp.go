@@ -1,8 +1,7 @@
-package main
+package batch
 
 import (
 	"context"
-	"flag"
 	"os"
 	"strings"
 
@@ -10,48 +9,44 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/otlp"
 )
 
-// otlpServiceName is convert's --service-name (format otlp).
-var otlpServiceName string
-
 func init() {
 	registerFormat(outputFormat{
+		// an OTLP profiles ExportProfilesServiceRequest (protobuf;
+		// OTLP-JSON when Out ends in .json)
 		name: "otlp",
-		help: "OTLP profiles ExportProfilesServiceRequest (protobuf; OTLP-JSON when -o ends in .json)",
-		flags: func(fs *flag.FlagSet) {
-			fs.StringVar(&otlpServiceName, "service-name", "", "service.name of OTLP profiles (default: the input's base name)")
-		},
-		open: func(dst destination) (formatWriter, error) {
-			return &otlpWriter{dst: dst, b: otlp.NewBuilder(otlp.Options{ServiceName: otlpServiceName})}, nil
+		open: func(dst Destination, o FormatOptions) (Writer, error) {
+			return &otlpWriter{dst: dst, service: o.ServiceName, b: otlp.NewBuilder(otlp.Options{ServiceName: o.ServiceName})}, nil
 		},
 	})
 }
 
-// otlpWriter writes one request for all inputs to -o, or one request per
-// input (<input>.otlp.pb, in -d DIR when given) without -o.
+// otlpWriter writes one request for all inputs to Out, or one request per
+// input (<input>.otlp.pb, in Dir when given) without Out.
 type otlpWriter struct {
-	dst destination
-	b   *otlp.Builder // the request for -o
+	dst     Destination
+	service string
+	b       *otlp.Builder // the request for Out
 }
 
 func (w *otlpWriter) Add(ctx context.Context, input string, g *graph.Graph, views []string) ([]string, error) {
 	if w.dst.Out != "" {
 		return nil, w.b.Add(g, views)
 	}
-	b := otlp.NewBuilder(otlp.Options{ServiceName: otlpServiceName})
+	b := otlp.NewBuilder(otlp.Options{ServiceName: w.service})
 	if err := b.Add(g, views); err != nil {
 		return nil, err
 	}
-	p := w.dst.outBase(input) + ".otlp.pb"
+	p := w.dst.OutBase(input) + ".otlp.pb"
 
-	if err := writeOTLP(p, b); err != nil {
+	if err := WriteOTLP(p, b); err != nil {
 		return nil, err
 	}
 	return []string{p}, nil
 }
 
-// perInput: without -o each input gets its own request file, written by
+// perInput: without Out each input gets its own request file, written by
 // Add with a builder of its own, so Add is safe for concurrent use; with
-// -o the inputs gather into w.b.
+// Out the inputs gather into w.b.
 func (w *otlpWriter) perInput() bool { return w.dst.Out == "" }
 
 func (w *otlpWriter) Close() ([]string, error) {
@@ -72,15 +67,15 @@ func (w *otlpWriter) Close() ([]string, error) {
 		}
 		return []string{"standard output"}, nil
 	}
-	if err := writeOTLP(w.dst.Out, w.b); err != nil {
+	if err := WriteOTLP(w.dst.Out, w.b); err != nil {
 		return nil, err
 	}
 	return []string{w.dst.Out}, nil
 }
 
-// writeOTLP validates the request and writes it atomically: protobuf, or
-// OTLP-JSON for a .json path.
-func writeOTLP(path string, b *otlp.Builder) error {
+// WriteOTLP validates b's request and writes it to path atomically:
+// protobuf, or OTLP-JSON for a .json path.
+func WriteOTLP(path string, b *otlp.Builder) error {
 	req := b.Request()
 	if err := otlp.Validate(req); err != nil {
 		return err

@@ -1,4 +1,4 @@
-package main
+package batch
 
 import (
 	"encoding/json"
@@ -25,11 +25,13 @@ type doneMark struct {
 	Outputs []string `json:"outputs"`
 }
 
-const markSuffix = ".hprof2pprof-done"
+// MarkSuffix ends the name of a done mark: ".<output base>" + MarkSuffix
+// beside the outputs.
+const MarkSuffix = ".hprof2pprof-done"
 
-func markPath(dst destination, in input) string {
-	base := dst.outBase(in.Path)
-	return filepath.Join(filepath.Dir(base), "."+filepath.Base(base)+markSuffix)
+func markPath(dst Destination, in Input) string {
+	base := dst.OutBase(in.Path)
+	return filepath.Join(filepath.Dir(base), "."+filepath.Base(base)+MarkSuffix)
 }
 
 // readMark returns the mark of an input, or nil when there is none or it
@@ -49,7 +51,7 @@ func readMark(path string) *doneMark {
 // current reports whether the mark still describes the input: same size
 // and modification time, same options, and every output still there and
 // not older than the input.
-func (m *doneMark) current(in input, options string) bool {
+func (m *doneMark) current(in Input, options string) bool {
 	if m.Size != in.Size || !m.ModTime.Equal(in.ModTime) || m.Options != options || len(m.Outputs) == 0 {
 		return false
 	}
@@ -74,18 +76,18 @@ func writeMark(path string, m *doneMark) error {
 }
 
 // cleanStale removes temporary files a killed run left for the inputs
-// of this job (".<output>.tmp-*", see writeFileAtomic) under -d. A
+// of this job (".<output>.tmp-*", see writeFileAtomic) under Dir. A
 // temporary file belongs to the input whose output name is the longest
 // prefix of its own, among all inputs of the job (every shard), so a
 // shard removes only its own leftovers, never a file another shard may be
 // writing.
-func cleanStale(dst destination, all []input, mine []input) {
+func cleanStale(dst Destination, all []Input, mine []Input) {
 	if dst.Dir == "" {
 		return
 	}
 	bases := map[string][]string{} // dir → output base names of all inputs
 	for _, in := range all {
-		b := dst.outBase(in.Path)
+		b := dst.OutBase(in.Path)
 		bases[filepath.Dir(b)] = append(bases[filepath.Dir(b)], filepath.Base(b))
 	}
 	owner := func(dir, name string) string {
@@ -104,7 +106,7 @@ func cleanStale(dst destination, all []input, mine []input) {
 	}
 	listed := map[string][]os.DirEntry{}
 	for _, in := range mine {
-		b := dst.outBase(in.Path)
+		b := dst.OutBase(in.Path)
 		dir, name := filepath.Dir(b), filepath.Base(b)
 		ents, ok := listed[dir]
 		if !ok {

@@ -1,0 +1,74 @@
+package batch
+
+import (
+	"encoding/json"
+	"os"
+	"time"
+)
+
+// A Summary is what a job did: the counts, each input's Result, and the
+// exit status the job calls for (ExitOK, ExitFailure, ExitPartial). It
+// reads and writes as JSON (Write).
+type Summary struct {
+	Shard   string   `json:"shard,omitempty"` // "i/n" when sharded
+	Format  string   `json:"format"`
+	Inputs  int      `json:"inputs"`
+	OK      int      `json:"ok"`
+	Partial int      `json:"partial"`
+	Failed  int      `json:"failed"`
+	Skipped int      `json:"skipped"` // up to date from an earlier run
+	Bytes   int64    `json:"bytes"`   // input bytes converted (skipped ones not counted)
+	Seconds float64  `json:"seconds"`
+	Exit    int      `json:"exit"`
+	Files   []Result `json:"files"`
+	// Outputs are files the format wrote when it closed (gathered
+	// output such as Parquet tables); per-input outputs are in Files.
+	Outputs []string `json:"outputs,omitempty"`
+	// Error is why closing the output failed, if it did.
+	Error string `json:"error,omitempty"`
+}
+
+func newSummary(results []Result, elapsed time.Duration) *Summary {
+	s := &Summary{Inputs: len(results), Files: results, Seconds: elapsed.Seconds()}
+	for _, r := range results {
+		switch r.Status {
+		case StatusOK:
+			s.OK++
+		case StatusPartial:
+			s.Partial++
+		case StatusFailed:
+			s.Failed++
+		case StatusSkipped:
+			s.Skipped++
+		}
+		if r.Status != StatusSkipped {
+			s.Bytes += r.Bytes
+		}
+	}
+	s.Exit = ExitOK
+	for _, r := range results {
+		st := r.Status
+		if st == StatusSkipped {
+			st = r.Previous
+		}
+		switch {
+		case st == StatusFailed:
+			s.Exit = ExitFailure
+		case st == StatusPartial && s.Exit == ExitOK:
+			s.Exit = ExitPartial
+		}
+	}
+	return s
+}
+
+// Write writes the summary as JSON to path, atomically.
+func (s *Summary) Write(path string) error {
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(path, func(f *os.File) error {
+		_, err := f.Write(append(data, '\n'))
+		return err
+	})
+}
