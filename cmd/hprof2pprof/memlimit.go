@@ -1,14 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
 	"os"
 	"runtime/debug"
 	"strconv"
 	"strings"
 
-	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+	"github.com/hprof2pprof/hprof2pprof/internal/sysmem"
 )
 
 // sizeFlag is a byte count written "4GiB", "512MB", "1.5G" or "0" (off);
@@ -71,36 +70,8 @@ func (s *sizeFlag) limit() int64 {
 	if !s.auto {
 		return s.bytes
 	}
-	if avail := availableMemory(); avail > 0 {
+	if avail := sysmem.Limit(); avail > 0 {
 		return avail / 4 * 3
-	}
-	return 0
-}
-
-// availableMemory is the cgroup memory limit when there is one, else
-// the machine's memory (Linux), else 0 (unknown).
-func availableMemory() int64 {
-	if n := retained.CgroupMemoryLimit(); n > 0 { // this process's own cgroup, v1 or v2
-		return n
-	}
-	if b, err := os.ReadFile("/sys/fs/cgroup/memory.max"); err == nil {
-		if n, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64); err == nil && n > 0 {
-			return n
-		}
-	}
-	f, err := os.Open("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), "MemTotal:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
 	}
 	return 0
 }

@@ -28,7 +28,3 @@ func graphBytes(n int, refs int64) int64 {
 func spillBudget() int64 {
 	return sysmem.Available() / 4 * 3
 }
-
-// CgroupMemoryLimit is the memory limit of this process's cgroup, or 0
-// (sysmem.CgroupLimit).
-func CgroupMemoryLimit() int64 { return sysmem.CgroupLimit() }
