@@ -5,6 +5,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 )
 
 // The alloc view: the ALLOC SITES record of the dump asked for, each
@@ -12,7 +13,7 @@ import (
 
 // siteClass is the source name of the class an ALLOC SITES site
 // allocates; what is wrong with it is a soft failure of g.
-func (d *binDecoder) siteClass(g *graph.Graph, site hprof.AllocSite) string {
+func siteClass(g *graph.Graph, sym *hprof.Symbols, site hprof.AllocSite) string {
 	if site.ArrayType != 0 && site.ArrayType != hprof.TypeObject {
 		class := site.ArrayType.JavaName() + "[]"
 		if class == "[]" {
@@ -21,27 +22,24 @@ func (d *binDecoder) siteClass(g *graph.Graph, site hprof.AllocSite) string {
 		}
 		return class
 	}
-	if obj, ok := d.sym.ClassSerial[site.ClassSerial]; ok {
-		return d.sym.ClassName[obj]
+	if obj, ok := sym.ClassSerial[site.ClassSerial]; ok {
+		return sym.ClassName[obj]
 	}
 	g.SoftFail(graph.SoftSiteMissingClass)
 	return fmt.Sprintf("unknown-class-serial-%d", site.ClassSerial)
 }
 
-// buildAlloc adds the alloc view of the ALLOC SITES kept to g.
-func (d *binDecoder) buildAlloc(g *graph.Graph) {
-	if d.sites == nil {
-		return
-	}
-	s := d.sites
+// buildAlloc adds the alloc view of the ALLOC SITES s (a record of TIME
+// t) to g.
+func buildAlloc(g *graph.Graph, st *frames.Stacks, sym *hprof.Symbols, s *hprof.AllocSites, t uint32) {
 	v := graph.NewAllocView()
 	v.Time = g.Source.Time
-	v.Duration = usec(d.sitesTime)
+	v.Duration = usec(t)
 	agg := graph.NewAggregator(v)
 	for _, site := range s.Sites {
-		class := d.siteClass(g, site)
-		st := g.WithLeaf(d.names.Stack(site.TraceSerial), class)
-		agg.Add(st, []graph.Label{{Key: graph.LabelClass, Str: class}},
+		class := siteClass(g, sym, site)
+		stack := g.WithLeaf(st.Stack(site.TraceSerial), class)
+		agg.Add(stack, []graph.Label{{Key: graph.LabelClass, Str: class}},
 			int64(site.AllocObjects), int64(site.AllocBytes), int64(site.LiveInstances), int64(site.LiveBytes))
 	}
 	g.SortSamples(v)

@@ -16,15 +16,44 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
-// binDecoder turns the records of one binary HPROF input into a graph.
-// Everything it keeps is per class, per trace or per thread: memory does
-// not grow with the number of objects.
-type binDecoder struct {
+// binData is what the first pass keeps of a binary input for the views:
+// the symbol tables, the CPU samples and allocation sites asked for, the
+// chosen heap dump. Everything but that dump is per class, per trace or
+// per thread: memory does not grow with the number of objects.
+type binData struct {
+	sym   *hprof.Symbols // strings, classes, frames, traces, threads
+	names *frames.Namer  // class and frame names (Namer.Stacks builds a graph's stacks)
+
+	cpu         cpuSums
+	sites       *hprof.AllocSites
+	sitesTime   uint32
+	siteRecords int
+	control     *hprof.ControlSettings
+	summary     *hprof.HeapSummary
+
+	dump  *heapdump.Dump // the dump the heap views are taken from
+	dumps int            // how many dumps the input holds
+	// retained is the retained analysis of dump when it was made with
+	// its object IDs kept: the heap tables' per-object columns.
+	retained *retained.Result
+}
+
+// cpuSums are the CPU SAMPLES records taken, summed.
+type cpuSums struct {
+	byTrace map[uint32]int64 // summed over the records
+	total   int64            // sum of the records' own totals
+	records int
+	time    uint32 // TIME of the last record
+}
+
+// binReader is the first pass over a binary input: it reads every record
+// into its binData, soft failures into g.
+type binReader struct {
+	*binData
 	g    *graph.Graph
 	opts Options
 	// in is the input: its records as the first pass reads them (r),
-	// and the chosen heap dump again for the passes after it (thread
-	// names, the retained graph, the heap rows).
+	// and the chosen heap dump again for the passes after it.
 	in *hprof.File
 	r  *hprof.Reader
 	// file, when set, is the plain input file: heap segments are mapped
@@ -32,51 +61,84 @@ type binDecoder struct {
 	file *os.File
 	size int64
 
-	sym   *hprof.Symbols // strings, classes, frames, traces, threads
-	names *frames.Namer  // traces → graph stacks, frames named
-
-	cpuByTrace  map[uint32]int64 // summed over the CPU SAMPLES records taken
-	cpuTotal    int64            // sum of the records' own totals
-	cpuRecords  int
-	cpuTime     uint32
-	sites       *hprof.AllocSites
-	sitesTime   uint32
-	siteRecords int
-	control     *hprof.ControlSettings
-	summary     *hprof.HeapSummary
-
-	heap     *heapdump.Dump // the dump being read
-	lastHeap *heapdump.Dump // the dump the heap view is taken from
-	dumps    int
-	// retained is the retained analysis of lastHeap when it was made
-	// with its object IDs kept: the heap tables' per-object columns.
-	retained *retained.Result
-
+	heap         *heapdump.Dump // the dump being read
 	progressNext int64
 }
 
-func newBinDecoder(g *graph.Graph, opts Options) *binDecoder {
-	d := &binDecoder{
-		g:          g,
-		opts:       opts,
-		sym:        hprof.NewSymbols(),
-		cpuByTrace: map[uint32]int64{},
-	}
-	d.names = frames.NewNamer(d.sym, opts.Mapping, g)
-	d.sym.NameClass = func(id uint64, name string) string { return d.names.ClassName(id, javaname.Class(name)) }
-	d.sym.SoftFail = func(f hprof.SymbolFault) { d.g.SoftFail(symbolSoftKind[f]) }
-	return d
+func newBinReader(g *graph.Graph, r *hprof.Reader, opts Options) *binReader {
+	sym := hprof.NewSymbols()
+	d := &binData{sym: sym, names: frames.NewNamer(sym, opts.Mapping), cpu: cpuSums{byTrace: map[uint32]int64{}}}
+	sym.NameClass = func(id uint64, name string) string { return d.names.ClassName(id, javaname.Class(name)) }
+	sym.SoftFail = func(f hprof.SymbolFault) { g.SoftFail(symbolSoftKind[f]) }
+	return &binReader{binData: d, g: g, opts: opts, r: r, size: -1}
 }
 
 // wantDump reports whether the n-th (1-based) dump-like record is one to
 // keep: the one --dump names, or every one (the last wins) by default.
-func (d *binDecoder) wantDump(n int) bool { return d.opts.Dump == 0 || d.opts.Dump == n }
+func (d *binReader) wantDump(n int) bool { return d.opts.Dump == 0 || d.opts.Dump == n }
+
+// decodeBinary reads a binary HPROF input into g: its records once
+// (in.Records), then the chosen heap dump again (in.Heap) where a view
+// needs a second look at objects seen before it knew it wanted them
+// (thread names, the retained view). The heap rows are a pass of their
+// own (rows.go).
+func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Options) (*binData, error) {
+	r := in.Records()
+	g.Source.Format = "hprof-binary"
+	g.Source.Version = r.Header.Version
+	g.Source.IDSize = r.Header.IDSize
+	g.Source.Time = r.Header.Time
+	d := newBinReader(g, r, opts)
+	d.in = in
+	if file, ok := in.ReaderAt().(*os.File); ok {
+		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
+			d.file, d.size = file, fi.Size()
+		}
+	}
+	runErr := d.run(ctx)
+	if h := d.heap; h != nil && h.Pending() > 0 {
+		// The input ended inside a dump: count what it holds.
+		if err := d.scanSpans(ctx, h); err != nil && runErr == nil {
+			runErr = err
+		}
+	}
+	if err := d.damage(runErr); err != nil {
+		return nil, err
+	}
+	g.StackBudget = graph.StackBudgetFor(r.Offset())
+	d.chooseDump(ctx)
+	buildViews(ctx, g, in, d.binData, opts)
+	d.describe()
+	return d.binData, nil
+}
+
+// buildViews builds the views opts wants from what the first pass read
+// (each in its file: cpu.go, alloc.go, heap.go, threads.go, retained.go),
+// all naming their stacks through one Stacks.
+func buildViews(ctx context.Context, g *graph.Graph, in *hprof.File, d *binData, opts Options) {
+	st := d.names.Stacks(g)
+	if opts.wants(graph.ViewCPU) {
+		buildCPU(g, st, d, opts.interval())
+	}
+	if opts.wants(graph.ViewAlloc) && d.sites != nil {
+		buildAlloc(g, st, d.sym, d.sites, d.sitesTime)
+	}
+	if opts.wants(graph.ViewHeap) && d.dump != nil {
+		buildHeap(g, st, d)
+	}
+	if opts.wants(graph.ViewThreads) {
+		buildThreads(g, st, d)
+	}
+	if opts.asks(graph.ViewRetained) {
+		d.retained = buildRetained(ctx, g, in, d, opts)
+	}
+}
 
 // run reads every record (hprof.Walk's policy). A decoding error stops
-// the walk; what was read before it stays in the decoder and the error
+// the walk; what was read before it stays in binData and the error
 // becomes the graph's damage.
-func (d *binDecoder) run(ctx context.Context, r *hprof.Reader) error {
-	d.r = r
+func (d *binReader) run(ctx context.Context) error {
+	r := d.r
 	return hprof.Walk(ctx, r, func(rec hprof.Record) error {
 		d.progress()
 		d.g.Source.Records[rec.Tag.String()]++
@@ -98,7 +160,8 @@ func (d *binDecoder) run(ctx context.Context, r *hprof.Reader) error {
 	})
 }
 
-func (d *binDecoder) progress() {
+// progress reports the offset read to Options.Progress every 4 MiB.
+func (d *binReader) progress() {
 	if d.opts.Progress == nil {
 		return
 	}
@@ -110,7 +173,7 @@ func (d *binDecoder) progress() {
 
 // record absorbs one record other than a heap dump's: symbols go to
 // the symbol tables, the rest is kept for the views.
-func (d *binDecoder) record(rec hprof.Record, body []byte) error {
+func (d *binReader) record(rec hprof.Record, body []byte) error {
 	if hprof.IsSymbol(rec.Tag) {
 		return d.sym.Add(d.r, rec, body)
 	}
@@ -132,7 +195,7 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 		}
 		d.summary = &v
 	case hprof.TagCPUSamples:
-		return d.cpuSamples(rec, body)
+		return d.addCPUSamples(rec, body)
 	case hprof.TagControlSettings:
 		v, err := r.DecodeControlSettings(rec, body)
 		if err != nil {
@@ -143,22 +206,23 @@ func (d *binDecoder) record(rec hprof.Record, body []byte) error {
 	return nil
 }
 
-// cpuSamples adds a CPU SAMPLES record of the dump asked for (all of
+// addCPUSamples adds a CPU SAMPLES record of the dump asked for (all of
 // them by default: each holds the samples since the one before).
-func (d *binDecoder) cpuSamples(rec hprof.Record, body []byte) error {
+func (d *binReader) addCPUSamples(rec hprof.Record, body []byte) error {
 	v, err := d.r.DecodeCPUSamples(rec, body)
 	if err != nil {
 		return err
 	}
-	d.cpuRecords++
-	if !d.wantDump(d.cpuRecords) {
+	c := &d.cpu
+	c.records++
+	if !d.wantDump(c.records) {
 		return nil
 	}
-	d.cpuTotal += int64(v.Total)
-	d.cpuTime = rec.Time
+	c.total += int64(v.Total)
+	c.time = rec.Time
 	var sum int64
 	for _, t := range v.Traces {
-		d.cpuByTrace[t.TraceSerial] += int64(t.Count)
+		c.byTrace[t.TraceSerial] += int64(t.Count)
 		sum += int64(t.Count)
 	}
 	if sum != int64(v.Total) {
@@ -167,75 +231,10 @@ func (d *binDecoder) cpuSamples(rec hprof.Record, body []byte) error {
 	return nil
 }
 
-// finish builds the views from what was read.
-func (d *binDecoder) finish(ctx context.Context) {
-	g := d.g
-	if d.heap != nil && d.lastHeap == nil {
-		// The input ended inside the only dump: keep what was read.
-		d.lastHeap = d.heap
-	}
-	if h := d.lastHeap; h != nil {
-		d.finishDump(h)
-		g.Source.Dump = h.Index
-		if d.opts.wants(graph.ViewThreads) {
-			d.resolveThreadNames(ctx)
-		}
-	}
-	g.Source.Dumps = d.dumps
-	if d.opts.wants(graph.ViewCPU) {
-		d.buildCPU(g)
-	}
-	if d.opts.wants(graph.ViewAlloc) {
-		d.buildAlloc(g)
-	}
-	if d.opts.wants(graph.ViewHeap) {
-		d.buildHeap()
-	}
-	if d.opts.wants(graph.ViewThreads) {
-		d.buildThreads(g)
-	}
-	if d.opts.asks(graph.ViewRetained) {
-		d.buildRetained(ctx)
-	}
-}
-
-// decodeBinary reads a binary HPROF input into a new graph: its records
-// once (in.Records), then the chosen heap dump again (in.Heap) where a
-// view needs a second look at objects seen before it knew it wanted
-// them (thread names, the retained view, the heap rows).
-func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Options) (*binDecoder, error) {
-	r := in.Records()
-	g.Source.Format = "hprof-binary"
-	g.Source.Version = r.Header.Version
-	g.Source.IDSize = r.Header.IDSize
-	g.Source.Time = r.Header.Time
-	d := newBinDecoder(g, opts)
-	d.in, d.size = in, -1
-	if file, ok := in.ReaderAt().(*os.File); ok {
-		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
-			d.file, d.size = file, fi.Size()
-		}
-	}
-	runErr := d.run(ctx, r)
-	if h := d.heap; h != nil && len(h.Spans) > 0 {
-		// The input ended inside a dump: count what it holds.
-		if err := d.scanSpans(ctx, h); err != nil && runErr == nil {
-			runErr = err
-		}
-	}
-	if err := d.damage(runErr); err != nil {
-		return nil, err
-	}
-	g.StackBudget = graph.StackBudgetFor(r.Offset())
-	d.finish(ctx)
-	d.describe()
-	return d, nil
-}
-
 // damage records where the first pass ended and what it lost: runErr
 // (the walk's error) as the graph's damage, and a dump left without its
 // HEAP DUMP END. A cancelled walk is returned: nothing is kept.
-func (d *binDecoder) damage(runErr error) error {
+func (d *binReader) damage(runErr error) error {
 	g := d.g
 	g.Source.Bytes = d.r.Offset()
 	var fe *hprof.FormatError
@@ -249,12 +248,12 @@ func (d *binDecoder) damage(runErr error) error {
 		g.Damage = runErr
 		g.Lost = hprof.Lost(runErr)
 	}
-	if d.heap != nil && d.heap != d.lastHeap && d.lastHeap != nil {
+	if d.heap != nil && d.heap != d.dump && d.dump != nil {
 		// An incomplete dump after a complete one: report it, keep the
 		// complete one.
 		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("heap dump %d is incomplete and was not used", d.heap.Index))
 	}
-	if h := d.lastHeap; h != nil || d.heap != nil {
+	if h := d.dump; h != nil || d.heap != nil {
 		if h == nil {
 			h = d.heap
 		}
@@ -276,10 +275,10 @@ func (d *binDecoder) damage(runErr error) error {
 }
 
 // describe fills the writer guess and the notes of `info`.
-func (d *binDecoder) describe() {
+func (d *binReader) describe() {
 	f := describe.Facts{
 		Source: &d.g.Source, Soft: d.g.Soft, Control: d.control, Sites: d.sites, Summary: d.summary,
-		Heap: d.lastHeap, Env: d.env(), MappingClasses: -1, Renamed: d.names.Renamed(),
+		Heap: d.dump, Env: d.env(d.g), MappingClasses: -1, Renamed: d.names.Renamed(),
 		RepeatedLoads: d.sym.RepeatedLoads, ClassName: d.sym.ClassName,
 	}
 	if d.opts.Mapping != nil {

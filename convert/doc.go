@@ -6,9 +6,11 @@
 //
 // Where things happen, one file each:
 //
-//   - a record is decoded: convert/hprof/records.go (top-level records;
-//     heap sub-records in convert/hprof/sub.go), text report lines in
-//     convert/text/records.go;
+//   - a record is decoded: convert/hprof/records.go (top-level records),
+//     text report lines in convert/text/records.go;
+//   - a heap sub-record is split into fields: convert/hprof/sub.go (an
+//     instance's field bytes into values through its class layout,
+//     Layout.Value in convert/internal/layout/layout.go);
 //   - records are walked: hprof.Walk (convert/hprof/walk.go) for every
 //     top-level record loop, with its one error policy (the live Stream
 //     follows it record by record); hprof.HeapReader for every heap
@@ -29,8 +31,11 @@
 //   - an object is sized: convert/heapsize/heapsize.go (the size model,
 //     decided once per dump by heapsize.Decide);
 //   - a view is built: cpu.go, alloc.go, heap.go, threads.go and
-//     retained.go here (text reports: convert/text/build.go);
-//   - a pprof sample is made: pprofout/pprofout.go.
+//     retained.go here, one plain function each (buildCPU, …) over what
+//     the first pass read and the graph, for a file and for each window
+//     of a live Stream alike (text reports: convert/text/build.go);
+//   - a pprof sample is made: pprofout/pprofout.go;
+//   - a batch of inputs is run: internal/batch/batch.go.
 //
 // The rest of the pipeline:
 //
@@ -59,10 +64,14 @@
 //     /proc/meminfo).
 //
 // In this package: input.go picks the decoder for an input and keeps it
-// open (Decoded), binary.go reads a binary input's records, heapdump.go
-// and parallel.go send heap records to the stream or to the parallel span
-// scan, rows.go reads the heap rows after decoding (Decoded.Rows),
-// stream.go cuts a live agent connection into windows (Stream), text.go
-// hands text reports to convert/text. Decoding never calls an emitter:
-// a caller that wants the heap tables asks Decoded.Rows for them.
+// open (Decoded); binary.go reads a binary input's records into what the
+// views are built from (binData: symbols, CPU samples, allocation sites,
+// the chosen heap dump) and builds the views wanted; heapdump.go sends a
+// dump's heap records to the stream or notes them as spans, which
+// parallel.go scans on every core; cpu.go, alloc.go, heap.go, threads.go
+// and retained.go build one view each; rows.go reads the heap rows after
+// decoding (Decoded.Rows); stream.go cuts a live agent connection into
+// windows (Stream), each built by the same view functions; text.go hands
+// text reports to convert/text. Decoding never calls an emitter: a
+// caller that wants the heap tables asks Decoded.Rows for them.
 package convert

@@ -4,16 +4,18 @@ import (
 	"fmt"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 )
 
-// buildHeap turns the chosen dump into the heap view.
-func (d *binDecoder) buildHeap() {
-	h := d.lastHeap
-	if h == nil {
-		return
-	}
-	g := d.g
+// The heap view: the chosen dump's objects counted per class,
+// allocation trace and (Android) heap, each sized by the dump's size
+// model (heapsize.Model).
+
+// buildHeap adds the heap view of the chosen dump d.dump to g.
+func buildHeap(g *graph.Graph, st *frames.Stacks, d *binData) {
+	h := d.dump
+	e := d.env(g)
 	m := h.Model
 	v := graph.NewHeapView()
 	v.Time = g.Source.Time
@@ -42,23 +44,23 @@ func (d *binDecoder) buildHeap() {
 		} else {
 			is, ok := sizes[k.Class]
 			if !ok {
-				is = h.InstanceSize(d.env(), m, k.Class)
+				is = h.InstanceSize(e, m, k.Class)
 				sizes[k.Class] = is
 			}
 			size = is * a.Count
 		}
-		st := graph.StackID(0)
+		stack := graph.StackID(0)
 		if k.Trace != 0 && d.traceHasFrames(k.Trace) {
-			st = g.WithLeaf(d.names.Stack(k.Trace), class)
+			stack = g.WithLeaf(st.Stack(k.Trace), class)
 		}
-		if st == 0 {
-			st = g.ClassStack(class)
+		if stack == 0 {
+			stack = g.ClassStack(class)
 		}
 		labels := []graph.Label{{Key: graph.LabelClass, Str: class}}
 		if k.Heap != 0 {
-			labels = append(labels, graph.Label{Key: graph.LabelHeap, Str: h.Heaps.Name(d.env(), k.Heap)})
+			labels = append(labels, graph.Label{Key: graph.LabelHeap, Str: h.Heaps.Name(e, k.Heap)})
 		}
-		agg.Add(st, labels, a.Count, size)
+		agg.Add(stack, labels, a.Count, size)
 		objects += a.Count
 		bytes += size
 	})
@@ -73,21 +75,4 @@ func (d *binDecoder) buildHeap() {
 		v.Comments = append(v.Comments, "incomplete heap dump: the input ended inside it")
 	}
 	g.AddView(v)
-}
-
-// Android heap dumps ("JAVA PROFILE 1.0.3", written by ART and Dalvik)
-// differ from HotSpot's in what a CLASS DUMP's instance size means:
-// Android writes the real object size (java.lang.Object is 8 bytes: the
-// class and monitor words, which ART even lists as the fields
-// shadow$_klass_ and shadow$_monitor_), HotSpot writes only the bytes
-// of the field values and 0 for java.lang.Object.
-
-// trackHeaps makes agg follow the dump's Android heaps. Only Android
-// files are tracked, and their segments are read by one worker in order
-// (see workers), so the streaming and mapped paths agree.
-func (d *binDecoder) trackHeaps(h *heapdump.Dump, agg *heapdump.Agg) {
-	if d.g.Source.Version != "JAVA PROFILE 1.0.3" {
-		return
-	}
-	agg.TrackHeaps(&h.Heaps)
 }

@@ -10,27 +10,45 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/idnote"
 )
 
-// Heap dump records: which dump a record belongs to, and whether its
-// sub-records are streamed here or noted as a span for the parallel
-// pass (parallel.go). What a dump's objects add up to is package
-// internal/heapdump's; the heap view is built in heap.go.
+// Heap dump records in the first pass: which dump a record belongs to,
+// and whether its sub-records are streamed here or noted as a span for
+// the parallel pass (parallel.go). What a dump's objects add up to is
+// package internal/heapdump's; the heap view is built in heap.go.
 
-// heapEnv is what a heap dump asks of the decoder (heapdump.Env).
-type heapEnv struct{ d *binDecoder }
-
-func (e heapEnv) String(id uint64) string    { return e.d.sym.Strings[id] }
-func (e heapEnv) ClassName(id uint64) string { return e.d.sym.ClassName[id] }
-func (e heapEnv) SoftFail(k graph.SoftKind)  { e.d.g.SoftFail(k) }
-func (e heapEnv) SoftFailDetail(k graph.SoftKind, detail string) {
-	e.d.g.SoftFailDetail(k, detail)
+// heapEnv is what a heap dump asks of the decoder (heapdump.Env): the
+// input's symbols, and the graph soft failures go to.
+type heapEnv struct {
+	sym *hprof.Symbols
+	g   *graph.Graph
 }
 
-func (d *binDecoder) env() heapdump.Env { return heapEnv{d} }
+func (e heapEnv) String(id uint64) string    { return e.sym.Strings[id] }
+func (e heapEnv) ClassName(id uint64) string { return e.sym.ClassName[id] }
+func (e heapEnv) SoftFail(k graph.SoftKind)  { e.g.SoftFail(k) }
+func (e heapEnv) SoftFailDetail(k graph.SoftKind, detail string) {
+	e.g.SoftFailDetail(k, detail)
+}
 
-func (d *binDecoder) newHeapDump(index int) *heapdump.Dump {
+// env is the heap dumps' Env with soft failures going to g.
+func (d *binData) env(g *graph.Graph) heapdump.Env { return heapEnv{d.sym, g} }
+
+// traceHasFrames reports whether a STACK TRACE serial names frames.
+func (d *binData) traceHasFrames(serial uint32) bool {
+	t, ok := d.sym.Traces[serial]
+	return ok && len(t.Frames) > 0
+}
+
+// overrides are the user's settings of the size model.
+func (o Options) overrides() heapsize.Overrides {
+	return heapsize.Overrides{Ref: o.RefSize, Header: o.HeaderSize}
+}
+
+func (d *binReader) newHeapDump(index int) *heapdump.Dump {
 	h := heapdump.New(index, d.r.IDSize(), d.newObjAgg())
 	h.Evidence.Version = d.g.Source.Version
-	d.trackHeaps(h, h.Agg)
+	if d.android() {
+		h.Agg.TrackHeaps(&h.Heaps)
+	}
 	if d.opts.asks(graph.ViewRetained) {
 		h.Noted = &idnote.NotedIDs{}
 	}
@@ -38,7 +56,7 @@ func (d *binDecoder) newHeapDump(index int) *heapdump.Dump {
 }
 
 // heapRecord reads one HEAP DUMP or HEAP DUMP SEGMENT record.
-func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
+func (d *binReader) heapRecord(ctx context.Context, rec hprof.Record) error {
 	if d.heap == nil {
 		d.dumps++
 		d.heap = d.newHeapDump(d.dumps)
@@ -56,7 +74,7 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 			return err
 		}
 	case keep:
-		err = h.Stream(ctx, d.env(), d.r, rec, d.progress)
+		err = h.Stream(ctx, d.env(d.g), d.r, rec, d.progress)
 	default:
 		err = d.r.Heap().Skip()
 	}
@@ -74,13 +92,12 @@ func (d *binDecoder) heapRecord(ctx context.Context, rec hprof.Record) error {
 // spanRecord notes a heap record of a plain file as a span and skips
 // it; cut is set when the input ends inside it (the spans read so far
 // were scanned then, and the reader is at the end of the input).
-func (d *binDecoder) spanRecord(ctx context.Context, h *heapdump.Dump, rec hprof.Record) (cut bool, err error) {
+func (d *binReader) spanRecord(ctx context.Context, h *heapdump.Dump, rec hprof.Record) (cut bool, err error) {
 	sp := hprof.NewSegment(d.file, rec, d.r.Offset(), int64(rec.Length))
 	if d.size >= 0 {
 		sp.N = max(0, min(sp.N, d.size-sp.Off))
 	}
-	h.Spans = append(h.Spans, sp)
-	h.AllSpans = append(h.AllSpans, sp)
+	h.Span(sp)
 	if sp.N < int64(rec.Length) {
 		// The input ends inside this record: count what it holds; the
 		// scan names the sub-record that is cut.
@@ -92,21 +109,21 @@ func (d *binDecoder) spanRecord(ctx context.Context, h *heapdump.Dump, rec hprof
 }
 
 // endDump closes the dump being read.
-func (d *binDecoder) endDump(ctx context.Context) error {
+func (d *binReader) endDump(ctx context.Context) error {
 	h := d.heap
 	if h == nil {
 		return nil // HEAP DUMP END after a HEAP DUMP record, or stray
 	}
 	d.heap = nil
-	if len(h.Spans) > 0 {
+	if h.Pending() > 0 {
 		if err := d.scanSpans(ctx, h); err != nil {
-			d.lastHeap = h
+			d.dump = h
 			return err
 		}
 	}
 	h.Complete = true
 	if d.wantDump(h.Index) {
-		d.lastHeap = h
+		d.dump = h
 	}
 	return nil
 }
@@ -114,36 +131,36 @@ func (d *binDecoder) endDump(ctx context.Context) error {
 // newObjAgg starts counting objects, array bytes summed under every
 // size model the dump may turn out to have (heapsize.Candidates:
 // reference size, compact headers).
-func (d *binDecoder) newObjAgg() *heapdump.Agg {
-	return heapdump.NewAgg(d.r.IDSize(), heapsize.Candidates(d.r.IDSize(), d.overrides()), d.traceHasFrames)
+func (d *binReader) newObjAgg() *heapdump.Agg {
+	return heapdump.NewAgg(d.r.IDSize(), heapsize.Candidates(d.r.IDSize(), d.opts.overrides()), d.traceHasFrames)
 }
 
-// overrides are the user's settings of the size model.
-func (d *binDecoder) overrides() heapsize.Overrides {
-	return heapsize.Overrides{Ref: d.opts.RefSize, Header: d.opts.HeaderSize}
-}
-
-// traceHasFrames reports whether a STACK TRACE serial names frames.
-func (d *binDecoder) traceHasFrames(serial uint32) bool {
-	t, ok := d.sym.Traces[serial]
-	return ok && len(t.Frames) > 0
-}
-
-// finishDump decides the chosen dump's size model, resolves what its
-// names need and counts its sub-records.
-func (d *binDecoder) finishDump(h *heapdump.Dump) {
-	h.Finish(d.env(), d.overrides())
+// chooseDump settles the dump the heap views are taken from: its size
+// model (heapsize.Decide), its sub-record counts, the thread names the
+// first pass could not find (heapdump.Dump.ResolveNames; standard input
+// keeps what that pass found).
+func (d *binReader) chooseDump(ctx context.Context) {
+	g := d.g
+	if d.heap != nil && d.dump == nil {
+		// The input ended inside the only dump: keep what was read.
+		d.dump = d.heap
+	}
+	g.Source.Dumps = d.dumps
+	h := d.dump
+	if h == nil {
+		return
+	}
+	e := d.env(g)
+	h.Finish(e, d.opts.overrides())
 	for tag, n := range h.Subs {
 		if n > 0 {
-			d.g.Source.Records[hprof.SubTag(tag).String()] += n
+			g.Source.Records[hprof.SubTag(tag).String()] += n
 		}
 	}
-}
-
-// resolveThreadNames finds the names the first pass could not
-// (heapdump.Dump.ResolveNames); stdin keeps what that pass found.
-func (d *binDecoder) resolveThreadNames(ctx context.Context) {
-	if n := d.lastHeap.ResolveNames(ctx, d.env(), d.in); n > 0 {
-		d.g.Soft.Add(graph.SoftThreadNamesUnresolved, "", int64(n))
+	g.Source.Dump = h.Index
+	if d.opts.wants(graph.ViewThreads) {
+		if n := h.ResolveNames(ctx, e, d.in); n > 0 {
+			g.Soft.Add(graph.SoftThreadNamesUnresolved, "", int64(n))
+		}
 	}
 }

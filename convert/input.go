@@ -57,7 +57,8 @@ func Convert(ctx context.Context, r io.Reader, name string, opts Options) (*grap
 type Decoded struct {
 	g       *graph.Graph
 	opts    Options
-	bin     *binDecoder // the binary input's decoder; nil for a text report
+	in      *hprof.File // the binary input; nil for a text report
+	bin     *binData    // what its first pass read
 	closers []io.Closer // closed in reverse order
 }
 
@@ -107,7 +108,7 @@ func (d *Decoded) Rows(ctx context.Context, sink *graph.ObjectSink) error {
 		return nil
 	}
 	_, err := limited(ctx, d.opts, func(ctx context.Context, _ Options) (*graph.Graph, error) {
-		return nil, d.bin.writeObjects(ctx, sink)
+		return nil, writeObjects(ctx, sink, d.in, d.bin, d.g, d.opts)
 	})
 	return err
 }
@@ -143,7 +144,7 @@ func (d *Decoded) file(ctx context.Context, path string, opts Options) (*graph.G
 			if err != nil {
 				return nil, err
 			}
-			if d.bin, err = decodeBinary(ctx, in, g, opts); err != nil {
+			if err := d.binary(ctx, in, g, opts); err != nil {
 				return nil, err
 			}
 			return g, nil
@@ -211,7 +212,7 @@ func (d *Decoded) decodeStream(ctx context.Context, r io.Reader, again hprof.Aga
 		if in, err = hprof.NewFile(r, again); err != nil {
 			return nil, err
 		}
-		d.bin, err = decodeBinary(ctx, in, g, opts)
+		err = d.binary(ctx, in, g, opts)
 	case source.Text:
 		err = decodeText(ctx, r, g, opts)
 	default:
@@ -221,6 +222,16 @@ func (d *Decoded) decodeStream(ctx context.Context, r io.Reader, again hprof.Aga
 		return nil, err
 	}
 	return g, nil
+}
+
+// binary decodes binary input in into g (binary.go) and keeps it.
+func (d *Decoded) binary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Options) error {
+	bin, err := decodeBinary(ctx, in, g, opts)
+	if err != nil {
+		return err
+	}
+	d.in, d.bin = in, bin
+	return nil
 }
 
 func newGraph(name, compression string) *graph.Graph {

@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
@@ -22,79 +23,97 @@ import (
 // asks reports whether the user named view explicitly.
 func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) }
 
-// buildRetained computes the dominator tree of the chosen heap dump and
-// adds the retained view.
-func (d *binDecoder) buildRetained(ctx context.Context) {
-	h := d.lastHeap
+// buildRetained computes the dominator tree of the chosen heap dump
+// d.dump of input in and adds the retained view to g. It returns the
+// analysis, nil when there is none: the heap rows take its per-object
+// columns when it kept its object IDs (Options.ObjectRetained).
+func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binData, opts Options) *retained.Result {
+	h := d.dump
 	if h == nil || h.Classes.Len() == 0 {
-		return
+		return nil
 	}
-	g := d.g
-	if !d.in.CanReread() {
+	if !in.CanReread() {
 		g.Source.Notes = append(g.Source.Notes,
 			"retained view not computed: it reads the input again, which standard input cannot do; convert a file instead")
 		g.SoftFail(graph.SoftRetainedNeedsFile)
-		return
+		return nil
 	}
 	probe := testhooks.From(ctx).Retained
-	in := retained.Input{
-		File:       d.in,
-		Dump:       h.Index,
-		Layouts:    h.Classes,
-		Names:      d.env(),
-		ClassNames: make(map[uint64]string, h.Classes.Len()),
-		Model:      h.Model,
-		KeepIDs:    probe != nil || d.opts.ObjectRetained,
-	}
-	switch {
-	case d.opts.RetainedMemory != 0:
-		in.MemoryBudget, in.BudgetGiven = d.opts.RetainedMemory, true
-	case d.opts.MaxMemory > 0:
-		// The heap watch counts the Go heap only, not mapped files: keep
-		// the graph's arrays to half the limit, or map them all.
-		in.MemoryBudget = d.opts.MaxMemory / 2
-	}
-	in.SpillDir = d.opts.SpillDir
+	e := d.env(g)
+	ri := retainedInput(g, in, h, e, opts)
 	if probe != nil {
-		in.GarbageHolds = probe.GarbageHolds
+		ri.KeepIDs = true
+		ri.GarbageHolds = probe.GarbageHolds
 	}
-	feedRetained(&in, h, d.file, testhooks.From(ctx).RetainedFeed)
+	feedRetained(&ri, h, in, testhooks.From(ctx).RetainedFeed)
 	for _, id := range h.Classes.IDs() {
 		name := d.sym.ClassName[id]
 		if name == "" {
 			name = fmt.Sprintf("unknown-class-0x%x", id)
 		}
-		in.ClassNames[id] = name
-		h.InstanceSize(d.env(), h.Model, id) // counts a broken class chain, as the heap view does
+		ri.ClassNames[id] = name
+		h.InstanceSize(e, h.Model, id) // counts a broken class chain, as the heap view does
 	}
-	if d.opts.Progress != nil {
-		total := g.Source.Bytes
-		in.Progress = func(pass int, done int64) {
-			// Report the extra passes as progress beyond the first read.
-			d.opts.Progress(total + int64(pass-1)*total + done)
-		}
+	if opts.Phase != nil {
+		defer opts.Phase("")
 	}
-	if d.opts.Phase != nil {
-		in.Phase = func(p string) { d.opts.Phase("retained: " + p) }
-		defer d.opts.Phase("")
-	}
-	res, err := retained.Compute(ctx, in)
+	res, err := retained.Compute(ctx, ri)
 	if err != nil {
 		g.Source.Notes = append(g.Source.Notes, "retained view not computed: "+err.Error())
 		g.SoftFail(graph.SoftRetainedFailed)
-		return
+		return nil
 	}
 	if probe != nil {
 		probe.Result = res
 	}
-	d.retained = res
+	addRetainedView(g, res, ri.ClassNames, h, d.dumps)
+	return res
+}
+
+// retainedInput is what retained.Compute is given of dump h of input in,
+// with the memory, progress and phase settings of opts.
+func retainedInput(g *graph.Graph, in *hprof.File, h *heapdump.Dump, e heapdump.Env, opts Options) retained.Input {
+	ri := retained.Input{
+		File:       in,
+		Dump:       h.Index,
+		Layouts:    h.Classes,
+		Names:      e,
+		ClassNames: make(map[uint64]string, h.Classes.Len()),
+		Model:      h.Model,
+		KeepIDs:    opts.ObjectRetained,
+		SpillDir:   opts.SpillDir,
+	}
+	switch {
+	case opts.RetainedMemory != 0:
+		ri.MemoryBudget, ri.BudgetGiven = opts.RetainedMemory, true
+	case opts.MaxMemory > 0:
+		// The heap watch counts the Go heap only, not mapped files: keep
+		// the graph's arrays to half the limit, or map them all.
+		ri.MemoryBudget = opts.MaxMemory / 2
+	}
+	if opts.Progress != nil {
+		total := g.Source.Bytes
+		ri.Progress = func(pass int, done int64) {
+			// Report the extra passes as progress beyond the first read.
+			opts.Progress(total + int64(pass-1)*total + done)
+		}
+	}
+	if opts.Phase != nil {
+		ri.Phase = func(p string) { opts.Phase("retained: " + p) }
+	}
+	return ri
+}
+
+// addRetainedView adds the retained view of res, and the retained bytes
+// by class, to g.
+func addRetainedView(g *graph.Graph, res *retained.Result, classNames map[uint64]string, h *heapdump.Dump, dumps int) {
 	spill := res.Spill.String()
 	if spill != "" {
 		g.Source.Notes = append(g.Source.Notes, spill)
 	}
 	byName := map[string]int64{}
 	for id, b := range res.ByClass {
-		byName[in.ClassNames[id]] += b
+		byName[classNames[id]] += b
 	}
 	g.RetainedByClass = make([]graph.ClassRetained, 0, len(byName))
 	for _, k := range slices.Sorted(maps.Keys(byName)) {
@@ -104,7 +123,7 @@ func (d *binDecoder) buildRetained(ctx context.Context) {
 	v.Time = g.Source.Time
 	g.SortSamples(v)
 	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",
-		h.Index, d.dumps, h.Model.Ref()))
+		h.Index, dumps, h.Model.Ref()))
 	g.AddView(v)
 }
 
@@ -114,14 +133,19 @@ func (d *binDecoder) buildRetained(ctx context.Context) {
 // again), or the IDs of the streamed records (it is read once more);
 // nothing when the dump mixed both (it is read twice more). feed can hand
 // over less, for tests to compare the paths.
-func feedRetained(in *retained.Input, h *heapdump.Dump, file *os.File, feed heapdump.Feed) {
+func feedRetained(in *retained.Input, h *heapdump.Dump, f *hprof.File, feed heapdump.Feed) {
 	defer func() { h.Objs, h.Noted = nil, nil }()
 	noted := feed == heapdump.FeedNoted
 	switch {
 	case feed == heapdump.FeedNothing:
 		return
-	case file != nil && !h.Streamed() && len(h.Objs) > 0:
-		in.Segments = &heapdump.FileSegments{File: file, Spans: h.AllSpans[:len(h.Objs)], Map: true}
+	case !h.Streamed() && len(h.Objs) > 0:
+		spans, _, ok := h.Records(f)
+		file, isFile := f.ReaderAt().(*os.File)
+		if !ok || !isFile {
+			return
+		}
+		in.Segments = &heapdump.FileSegments{File: file, Spans: spans[:len(h.Objs)], Map: true}
 		for _, o := range h.Objs {
 			in.SegmentObjects = append(in.SegmentObjects, o.IDs)
 			if noted {
@@ -129,7 +153,7 @@ func feedRetained(in *retained.Input, h *heapdump.Dump, file *os.File, feed heap
 			}
 			in.SegmentRefs = append(in.SegmentRefs, o.Refs)
 		}
-	case h.Noted != nil && len(h.AllSpans) == 0:
+	case h.Noted != nil && !h.Spanned():
 		h.Noted.IDs.Flush()
 		in.Noted = h.Noted
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 )
 
 // ErrLimit: a live stream went past one of its StreamOptions limits.
@@ -63,7 +64,7 @@ type Stream struct {
 	opts StreamOptions
 
 	mu          sync.Mutex
-	d           *binDecoder
+	d           *binReader   // records are absorbed as a file's are
 	meta        *graph.Graph // record counts and soft failures between windows
 	state       int64
 	cpuPending  bool
@@ -99,8 +100,7 @@ func NewStream(src io.Reader, opts StreamOptions) (*Stream, error) {
 		Writer:  "JDK hprof agent (format=b, net=)",
 		Records: map[string]int64{},
 	}
-	d := newBinDecoder(meta, opts.Options)
-	d.r = r
+	d := newBinReader(meta, r, opts.Options)
 	return &Stream{r: r, opts: opts, d: d, meta: meta, sites: hprof.NewSitesDelta()}, nil
 }
 
@@ -138,17 +138,7 @@ func (s *Stream) Next() (*Window, error) {
 	}
 	switch rec.Tag {
 	case hprof.TagHeapDump, hprof.TagHeapDumpSegment, hprof.TagHeapDumpEnd:
-		// Heap dumps are not windowed; they are read past without being
-		// held, so their size costs no memory.
-		s.mu.Lock()
-		s.meta.Source.Records[rec.Tag.String()]++
-		s.heapSkipped += int64(rec.Length)
-		s.mu.Unlock()
-		err := s.r.Skip()
-		s.mu.Lock()
-		s.offset = s.r.Offset()
-		s.mu.Unlock()
-		return nil, err
+		return nil, s.skipHeap(rec)
 	}
 	if rec.Length > s.opts.MaxRecord {
 		return nil, fmt.Errorf("%w: %s has a %d-byte body (limit %d)", ErrLimit, rec.Name(), rec.Length, s.opts.MaxRecord)
@@ -173,6 +163,18 @@ func (s *Stream) Next() (*Window, error) {
 	if err := s.d.record(rec, body); err != nil {
 		return w, err
 	}
+	if err := s.absorbed(rec, body); err != nil {
+		return w, err
+	}
+	if w == nil && s.complete() {
+		w = s.cut(s.pendingEnd)
+	}
+	return w, nil
+}
+
+// absorbed notes what record rec (with body) changed: an answer is
+// pending, or the state kept grew. s.mu is held.
+func (s *Stream) absorbed(rec hprof.Record, body []byte) error {
 	switch rec.Tag {
 	case hprof.TagCPUSamples:
 		s.cpuPending, s.pendingEnd = true, rec.Time
@@ -182,14 +184,25 @@ func (s *Stream) Next() (*Window, error) {
 		// Kept until the connection ends: count it against the bound.
 		s.state += int64(len(body)) + 64
 		if s.state > s.opts.MaxState {
-			return w, fmt.Errorf("%w: %d bytes of strings, classes, frames and traces kept (limit %d) at byte %d",
+			return fmt.Errorf("%w: %d bytes of strings, classes, frames and traces kept (limit %d) at byte %d",
 				ErrLimit, s.state, s.opts.MaxState, s.offset)
 		}
 	}
-	if w == nil && s.complete() {
-		w = s.cut(s.pendingEnd)
-	}
-	return w, nil
+	return nil
+}
+
+// skipHeap reads past a heap dump record: heap dumps are not windowed,
+// and are not held, so their size costs no memory.
+func (s *Stream) skipHeap(rec hprof.Record) error {
+	s.mu.Lock()
+	s.meta.Source.Records[rec.Tag.String()]++
+	s.heapSkipped += int64(rec.Length)
+	s.mu.Unlock()
+	err := s.r.Skip()
+	s.mu.Lock()
+	s.offset = s.r.Offset()
+	s.mu.Unlock()
+	return err
 }
 
 // complete reports whether every answer the agent will give (by its
@@ -242,19 +255,19 @@ func (s *Stream) cut(end uint32) *Window {
 	hdr := s.r.Header.Time
 	w := &Window{Graph: g, Start: hdr.Add(usec(s.lastEnd)), End: hdr.Add(usec(end)), CPU: s.cpuPending, Alloc: s.allocPend}
 
-	// The views are built into the window's graph; the stacks they name
-	// are interned there (the namer's graph), records go on to meta.
-	d.names.Into(g)
+	// The views are built into the window's graph by the functions a
+	// file's views are built by, with the window's own stacks; records
+	// go on to meta.
+	st := d.names.Stacks(g)
 	if s.cpuPending {
-		d.buildCPU(g)
-		d.cpuByTrace, d.cpuTotal, d.cpuRecords = map[uint32]int64{}, 0, 0
+		buildCPU(g, st, d.binData, s.opts.interval())
+		d.cpu = cpuSums{byTrace: map[uint32]int64{}, time: d.cpu.time}
 	}
 	if s.allocPend && d.sites != nil {
-		s.buildAllocWindow(g)
+		s.buildAllocWindow(g, st)
 	}
 	d.sites = nil
-	s.buildThreadsWindow(g)
-	d.names.Into(s.meta)
+	s.buildThreadsWindow(g, st)
 	g.Canonicalize()
 
 	for _, v := range g.Views {
@@ -270,7 +283,7 @@ func (s *Stream) cut(end uint32) *Window {
 // buildAllocWindow builds the alloc view of the pending ALLOC SITES
 // answer: allocations as growth since the previous answer, live values
 // as they are now (hprof.SitesDelta). s.mu is held.
-func (s *Stream) buildAllocWindow(g *graph.Graph) {
+func (s *Stream) buildAllocWindow(g *graph.Graph, st *frames.Stacks) {
 	d := s.d
 	cur := d.sites
 	delta, kept, reset := s.sites.Next(cur)
@@ -278,8 +291,7 @@ func (s *Stream) buildAllocWindow(g *graph.Graph) {
 	for range reset {
 		g.SoftFail(graph.SoftSitesCounterBack)
 	}
-	d.sites = &delta
-	d.buildAlloc(g)
+	buildAlloc(g, st, d.sym, &delta, d.sitesTime)
 	if v := g.View(graph.ViewAlloc); v != nil {
 		v.Comments = append(v.Comments,
 			fmt.Sprintf("window: alloc_objects/alloc_space are the growth since the previous ALLOC SITES answer (%d sites in this answer, %d with a change or live objects); inuse_objects/inuse_space are the live values at this answer", len(cur.Sites), len(delta.Sites)))
@@ -290,11 +302,10 @@ func (s *Stream) buildAllocWindow(g *graph.Graph) {
 // The agent writes a thread's STACK TRACE only at its next dump, so a
 // thread may name a trace not sent yet: that is normal in a live stream
 // and becomes a note rather than a soft failure. s.mu is held.
-func (s *Stream) buildThreadsWindow(g *graph.Graph) {
-	names := s.d.names
-	names.Pending(true)
-	s.d.buildThreads(g)
-	pending := names.Pending(false)
+func (s *Stream) buildThreadsWindow(g *graph.Graph, st *frames.Stacks) {
+	st.Pending(true)
+	buildThreads(g, st, s.d.binData)
+	pending := st.Pending(false)
 	if pending > 0 {
 		g.Source.Notes = append(g.Source.Notes, fmt.Sprintf("%d thread stacks not sent by the agent yet (it writes them at its next dump)", pending))
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 )
 
 // The threads view: one sample per thread with its stack at dump time,
@@ -11,39 +12,39 @@ import (
 
 // threadName is the name of a thread serial from START THREAD records,
 // or the name found in the heap dump's thread objects.
-func (d *binDecoder) threadName(serial uint32) string {
+func threadName(d *binData, serial uint32) string {
 	if serial == 0 {
 		return ""
 	}
 	if t, ok := d.sym.Threads[serial]; ok {
 		return d.sym.Strings[t.NameID]
 	}
-	if d.lastHeap == nil {
+	if d.dump == nil {
 		return ""
 	}
-	return d.lastHeap.RootName(serial)
+	return d.dump.RootName(serial)
 }
 
 // buildThreads adds the threads view, and the threads, to g.
-func (d *binDecoder) buildThreads(g *graph.Graph) {
+func buildThreads(g *graph.Graph, st *frames.Stacks, d *binData) {
 	v := graph.NewThreadsView()
 	v.Time = g.Source.Time
-	if h := d.lastHeap; h != nil && len(h.ThreadRoots) > 0 {
+	if h := d.dump; h != nil && len(h.ThreadRoots) > 0 {
 		for _, t := range h.ThreadRoots {
-			st := d.names.Stack(t.TraceSerial)
-			if st == 0 {
+			stack := st.Stack(t.TraceSerial)
+			if stack == 0 {
 				// jhsdb points every thread root at the empty dummy
 				// trace; the thread's own STACK TRACE names its serial.
-				st = d.names.StackOfThread(t.ThreadSerial)
+				stack = st.StackOfThread(t.ThreadSerial)
 			}
-			th := graph.Thread{Serial: t.ThreadSerial, ObjectID: t.ObjectID, Name: t.Name, Class: t.Class, Stack: st}
-			if st, ok := d.sym.Threads[t.ThreadSerial]; ok {
+			th := graph.Thread{Serial: t.ThreadSerial, ObjectID: t.ObjectID, Name: t.Name, Class: t.Class, Stack: stack}
+			if start, ok := d.sym.Threads[t.ThreadSerial]; ok {
 				// The agent names its threads in START THREAD records;
 				// its heap dumps carry no field values to read names from.
 				if th.Name == "" {
-					th.Name = d.sym.Strings[st.NameID]
+					th.Name = d.sym.Strings[start.NameID]
 				}
-				th.Group = d.sym.Strings[st.GroupID]
+				th.Group = d.sym.Strings[start.GroupID]
 			}
 			g.Threads = append(g.Threads, th)
 		}
@@ -53,9 +54,9 @@ func (d *binDecoder) buildThreads(g *graph.Graph) {
 				continue
 			}
 			th := graph.Thread{Serial: serial, ObjectID: t.ObjectID, Name: d.sym.Strings[t.NameID], Group: d.sym.Strings[t.GroupID],
-				Stack: d.names.Stack(t.TraceSerial)}
+				Stack: st.Stack(t.TraceSerial)}
 			if th.Stack == 0 {
-				th.Stack = d.names.StackOfThread(serial)
+				th.Stack = st.StackOfThread(serial)
 			}
 			g.Threads = append(g.Threads, th)
 		}

@@ -2,7 +2,8 @@
 // serials of a binary HPROF input into graph stacks of Java-named frames
 // (class, method, descriptor, file, line), retraced through an
 // R8/ProGuard mapping when one is given. This is the one place a frame
-// gets its name.
+// gets its name. A Namer serves one input; Namer.Stacks builds the
+// stacks of one graph (a file's, or one live window's).
 //
 // Deobfuscation (Options.Mapping): class names are mapped when LOAD
 // CLASS names them (ClassName, the symbol tables' NameClass hook), so
@@ -20,15 +21,22 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/mapping"
 )
 
-// Namer builds the stacks of one graph from the symbol tables of one
-// input. Stacks are cached per trace serial until Into changes the graph.
+// Namer names the classes and frames of one input from its symbol
+// tables; Stacks builds them into one graph.
 type Namer struct {
 	sym      *hprof.Symbols
-	m        *mapping.Map // nil: names as the file gives them
-	g        *graph.Graph
-	cache    map[uint32]graph.StackID
+	m        *mapping.Map      // nil: names as the file gives them
 	obfClass map[uint64]string // class object ID → obfuscated name (with a mapping)
 	longest  map[uint32]uint32 // thread serial → its longest STACK TRACE serial
+}
+
+// Stacks builds the stacks of one graph (every view of it shares them),
+// cached per trace serial: a trace is named, and what is wrong with it
+// counted, once per graph.
+type Stacks struct {
+	*Namer
+	g     *graph.Graph
+	cache map[uint32]graph.StackID
 	// pending, when not nil, counts references to traces not sent yet
 	// instead of reporting them as soft failures (see Pending).
 	pending *int64
@@ -38,7 +46,7 @@ type Namer struct {
 // they are counted as traces still to come (a live stream's threads name
 // traces the agent sends at its next dump) rather than reported as soft
 // failures; off, it returns how many were counted while on.
-func (n *Namer) Pending(on bool) int64 {
+func (n *Stacks) Pending(on bool) int64 {
 	var count int64
 	if n.pending != nil {
 		count = *n.pending
@@ -50,24 +58,23 @@ func (n *Namer) Pending(on bool) int64 {
 	return count
 }
 
-// NewNamer names frames of sym's traces into g, deobfuscated with m
+// NewNamer names the classes and frames of sym, deobfuscated with m
 // when it is not nil.
-func NewNamer(sym *hprof.Symbols, m *mapping.Map, g *graph.Graph) *Namer {
-	return &Namer{sym: sym, m: m, g: g, cache: map[uint32]graph.StackID{}}
+func NewNamer(sym *hprof.Symbols, m *mapping.Map) *Namer {
+	return &Namer{sym: sym, m: m}
 }
 
-// Into makes later stacks go to g (a live stream builds one graph per
-// window), forgetting the stacks built for the graph before.
-func (n *Namer) Into(g *graph.Graph) {
-	n.g = g
-	n.cache = map[uint32]graph.StackID{}
+// Stacks starts the stacks of graph g (a live stream builds one graph
+// per window, each with its own Stacks).
+func (n *Namer) Stacks(g *graph.Graph) *Stacks {
+	return &Stacks{Namer: n, g: g, cache: map[uint32]graph.StackID{}}
 }
 
 // Renamed is how many class names the mapping changed.
 func (n *Namer) Renamed() int { return len(n.obfClass) }
 
 // Frame resolves a STACK FRAME ID into a graph frame.
-func (n *Namer) Frame(id uint64) (graph.FrameID, bool) {
+func (n *Stacks) Frame(id uint64) (graph.FrameID, bool) {
 	f, ok := n.sym.Frames[id]
 	if !ok {
 		n.g.SoftFail(graph.SoftTraceMissingFrame)
@@ -104,7 +111,7 @@ const NoTrace = 0xFFFFFFFF
 
 // Stack returns the graph stack of a STACK TRACE serial (0 when the
 // serial is unknown or the trace is empty, or is 0 or NoTrace).
-func (n *Namer) Stack(serial uint32) graph.StackID {
+func (n *Stacks) Stack(serial uint32) graph.StackID {
 	if id, ok := n.cache[serial]; ok {
 		return id
 	}
@@ -158,7 +165,7 @@ func (n *Namer) ClassName(id uint64, name string) string {
 
 // retrace appends the graph frames of STACK FRAME id to ids, retraced
 // through the mapping: innermost first, as the trace lists them.
-func (n *Namer) retrace(ids []graph.FrameID, id uint64) []graph.FrameID {
+func (n *Stacks) retrace(ids []graph.FrameID, id uint64) []graph.FrameID {
 	f, ok := n.sym.Frames[id]
 	obj, known := n.sym.ClassSerial[f.ClassSerial]
 	if !ok || !known {
@@ -214,7 +221,7 @@ func (n *Namer) longestTrace(thread uint32) (uint32, bool) {
 
 // StackOfThread is the stack of the longest STACK TRACE naming the
 // thread serial, 0 when none.
-func (n *Namer) StackOfThread(serial uint32) graph.StackID {
+func (n *Stacks) StackOfThread(serial uint32) graph.StackID {
 	if serial == 0 {
 		return 0
 	}

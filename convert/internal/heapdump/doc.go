@@ -5,9 +5,15 @@
 // decided from (heapsize.Decide), and recovers thread names from the
 // thread objects and Strings of the dump.
 //
-// A dump is read either as a stream of sub-records (Dump.Sub) or, for
-// plain files, as spans parsed in parallel (ScanSpan, merged with
-// Dump.AddSpan); both count into an Agg, so their results are equal.
+// A dump is read either as a stream of sub-records (Dump.Stream,
+// Dump.Sub) or, for plain files, as spans noted as the first pass goes
+// (Dump.Span) and parsed in parallel when the dump ends (Dump.ScanSpans:
+// ScanSpan, merged with Dump.AddSpan); both count into an Agg, so their
+// results are equal. The dump keeps how each of its records was read and
+// the object IDs each holds, not where the records are: that is noted
+// once, by the input's hprof.File, and the passes after the first
+// (thread names, the retained graph) take the records from it
+// (Dump.Records).
 // What the dump needs from the rest of the file — strings, class names
 // — and where it reports soft failures is the Env its caller gives.
 package heapdump

@@ -52,19 +52,22 @@ type Dump struct {
 	stringCls uint64 // class ID of java.lang.String
 	threadCls uint64 // class ID of java.lang.Thread
 
-	// spans are the heap records of this dump noted for the parallel
-	// pass (plain files); they are parsed when the dump ends (ScanSpans).
-	Spans    []hprof.Segment
-	AllSpans []hprof.Segment // kept for the thread-name passes
-	// SpanIDs sum up the object IDs of the scanned spans, in the order
-	// of AllSpans (fewer when a damaged span ended the scan).
+	// streamed says, for each heap record of the dump in input order, how
+	// the first pass read it: as a stream (true), or as a span for the
+	// parallel pass (plain files). Where the records are is noted once,
+	// by the input's hprof.File (File.Segments).
+	streamed  []bool
+	nStreamed int
+	// pending are the spans not scanned yet: they are parsed when the
+	// dump ends (ScanSpans).
+	pending []hprof.Segment
+	// SpanIDs sum up the object IDs of the scanned spans, in input order
+	// (fewer when a damaged span ended the scan).
 	SpanIDs []idnote.IDRange
-	// StreamSpans are the heap records of this dump read as a stream
-	// (where they are in the input, decompressed; no reader), with their
-	// object IDs summed up: the thread-name passes read them again where
-	// the input allows random access.
-	StreamSpans []hprof.Segment
-	StreamIDs   []idnote.IDRange
+	// StreamIDs sum up the object IDs of the streamed records, in input
+	// order: the thread-name passes read them again where the input
+	// allows random access.
+	StreamIDs []idnote.IDRange
 	// Objs are the objects of each scanned span, for the retained view
 	// (when asked).
 	Objs []SpanObjects
@@ -120,7 +123,8 @@ func New(index, idSize int, agg *Agg) *Dump {
 // Stream reads the sub-records of heap record rec one at a time from r
 // (positioned on its body), calling progress now and then.
 func (h *Dump) Stream(ctx context.Context, e Env, r *hprof.Reader, rec hprof.Record, progress func()) error {
-	h.StreamSpans = append(h.StreamSpans, hprof.NewSegment(nil, rec, r.Offset(), int64(rec.Length)))
+	h.streamed = append(h.streamed, true)
+	h.nStreamed++
 	h.StreamIDs = append(h.StreamIDs, idnote.IDRange{})
 	if h.Noted != nil {
 		defer h.Noted.IDs.Flush() // a part ends with its record
@@ -148,7 +152,38 @@ func (h *Dump) Stream(ctx context.Context, e Env, r *hprof.Reader, rec hprof.Rec
 
 // Streamed reports whether a heap record of the dump was not a span
 // (read as a stream): the retained view must then read the input again.
-func (h *Dump) Streamed() bool { return len(h.StreamSpans) > 0 }
+func (h *Dump) Streamed() bool { return h.nStreamed > 0 }
+
+// Span notes the next heap record of the dump, sp, for the parallel
+// pass (ScanSpans).
+func (h *Dump) Span(sp hprof.Segment) {
+	h.streamed = append(h.streamed, false)
+	h.pending = append(h.pending, sp)
+}
+
+// Spanned reports whether a heap record of the dump was noted as a span.
+func (h *Dump) Spanned() bool { return len(h.streamed) > h.nStreamed }
+
+// Pending is how many spans wait for ScanSpans.
+func (h *Dump) Pending() int { return len(h.pending) }
+
+// Records are the windows of the dump's heap records on f (in input
+// order), spans first and then the streamed ones; ok is false when f did
+// not note them as this dump's first pass read them.
+func (h *Dump) Records(f *hprof.File) (spans, streamed []hprof.Segment, ok bool) {
+	segs := f.Segments(h.Index)
+	if len(segs) != len(h.streamed) {
+		return nil, nil, false
+	}
+	for i, sp := range segs {
+		if h.streamed[i] {
+			streamed = append(streamed, sp)
+		} else {
+			spans = append(spans, sp)
+		}
+	}
+	return spans, streamed, true
+}
 
 // Sub absorbs one heap sub-record read from a stream (hr is positioned
 // on its payload, which thread names may need).
@@ -162,16 +197,7 @@ func (h *Dump) Sub(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	}
 	switch s.Tag {
 	case hprof.InstanceDump:
-		acc := h.Agg.instance(s.ClassID, s.TraceSerial)
-		if h.needsString(s) {
-			if err := h.readString(e, s, hr); err != nil {
-				return err
-			}
-		} else if h.threadInstance(acc, s) {
-			if err := h.readThread(e, s, hr); err != nil {
-				return err
-			}
-		}
+		return h.instance(e, s, hr)
 	case hprof.ObjArrayDump:
 		h.Agg.objArray(s.ClassID, s.TraceSerial, s.Length)
 	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
@@ -195,6 +221,21 @@ func (h *Dump) Sub(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	return nil
 }
 
+// instance counts an INSTANCE DUMP read from a stream, and reads its
+// fields when a thread name needs them.
+func (h *Dump) instance(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
+	acc := h.Agg.instance(s.ClassID, s.TraceSerial)
+	if h.needsString(s) {
+		return h.readString(e, s, hr)
+	}
+	if h.threadInstance(acc, s) {
+		return h.readThread(e, s, hr)
+	}
+	return nil
+}
+
+// ClassDump adds a CLASS DUMP to the dump's layouts and notes what it
+// tells of the writer and the size model.
 func (h *Dump) ClassDump(e Env, c *hprof.ClassRecord) {
 	if h.Classes.Add(c) {
 		e.SoftFail(graph.SoftDuplicateClassDump)

@@ -354,18 +354,16 @@ func (h *Dump) RootName(thread uint32) string {
 // cannot be read again (standard input) keeps the names found so far. It
 // returns how many thread roots are still without a name.
 func (h *Dump) ResolveNames(ctx context.Context, e Env, f *hprof.File) int {
-	at := f.ReaderAt()
-	spans, ids := h.AllSpans, h.SpanIDs
-	all := !h.Streamed() // every heap record of the dump is in spans
-	if h.Streamed() && at != nil {
-		spans, ids = slices.Clone(spans), slices.Clone(ids)
+	spans, streamed, ok := h.Records(f)
+	ids := h.SpanIDs
+	all := ok && !h.Streamed() // every heap record of the dump is in spans
+	if ok && h.Streamed() && f.ReaderAt() != nil {
+		ids = slices.Clone(ids)
 		for len(ids) < len(spans) { // not scanned (damaged): read them
 			ids = append(ids, idnote.IDRange{N: 1, Lo: 0, Hi: ^uint64(0)})
 		}
 		ids = append(ids, h.StreamIDs...)
-		for _, sp := range h.StreamSpans {
-			spans = append(spans, hprof.NewSegment(at, sp.Rec, sp.Off, sp.N))
-		}
+		spans = append(spans, streamed...)
 		all = true
 	}
 	if len(spans) > 0 {

@@ -182,7 +182,7 @@ func TestNamePassStopsWhenNamesAreRead(t *testing.T) {
 	if err := h.AddSpan(env, &res); err != nil {
 		t.Fatal(err)
 	}
-	h.StreamSpans = []hprof.Segment{{}} // the first pass read the dump as a stream
+	h.streamed, h.nStreamed = []bool{true}, 1 // the first pass read the dump as a stream
 	h.ThreadRoots = append(h.ThreadRoots, ThreadRoot{ObjectID: 1001, ThreadSerial: 1})
 	// The first pass read the thread object after its name's parts.
 	h.threadData(env, threadCls, 1001, sub(uint64(4001)))
@@ -210,18 +210,32 @@ func TestResolveNamesNoReopenWhenSpansCoverTheDump(t *testing.T) {
 		sub(uint8(0x08), uint64(1001), uint32(1), uint32(0)), // a thread whose name String is nowhere
 		instance(1001, threadCls, sub(uint64(4001))),
 	}, nil)
-	h := New(1, 8, nil)
-	rec := hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(body))}
-	res := ScanSpan(rec, body, 8, NewAgg(8, heapsize.Candidates(8, heapsize.Overrides{}), nil), false)
-	if err := h.AddSpan(env, &res); err != nil {
-		t.Fatal(err)
-	}
-	h.AllSpans = []hprof.Segment{hprof.NewSegment(bytes.NewReader(body), rec, 0, int64(len(body)))}
+	file := sub("JAVA PROFILE 1.0.2", uint8(0), uint32(8), uint64(0))
+	file = append(file, sub(uint8(hprof.TagHeapDumpSegment), uint32(0), uint32(len(body)))...)
+	off := int64(len(file))
+	file = append(file, body...)
+	file = append(file, sub(uint8(0x2C), uint32(0), uint32(0))...)
 	reopen := func() (io.ReadCloser, error) {
 		t.Error("the input was opened again")
 		return nil, io.EOF
 	}
-	if n := h.ResolveNames(context.Background(), env, testFile(t, hprof.Again{Reopen: reopen})); n != 1 {
+	at := bytes.NewReader(file)
+	f, err := hprof.NewFile(bytes.NewReader(file), hprof.Again{At: hprof.AtFile(at), Reopen: reopen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first pass: the File notes where the dump's records are.
+	if err := hprof.Walk(context.Background(), f.Records(), func(hprof.Record) error { return nil }); err != nil {
+		t.Fatal(err)
+	}
+	h := New(1, 8, nil)
+	rec := hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(body)), Offset: off - 9}
+	h.Span(hprof.NewSegment(at, rec, off, int64(len(body))))
+	res := ScanSpan(rec, body, 8, NewAgg(8, heapsize.Candidates(8, heapsize.Overrides{}), nil), false)
+	if err := h.AddSpan(env, &res); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.ResolveNames(context.Background(), env, f); n != 1 {
 		t.Errorf("%d names unresolved, want 1", n)
 	}
 }

@@ -35,15 +35,14 @@ type SpanFile struct {
 	Progress func(done int64)
 }
 
-// ScanSpans parses the spans of the dump noted so far (Spans) on
-// several workers and adds what they found, in span order.
+// ScanSpans parses the spans of the dump noted so far (Span) on several
+// workers and adds what they found, in span order.
 func (h *Dump) ScanSpans(ctx context.Context, env Env, sf SpanFile) error {
-	spans := h.Spans
-	h.Spans = nil
+	spans := h.pending
+	h.pending = nil
 	results := make([]SpanResult, len(spans))
 	aggs := make([]*Agg, max(1, sf.Workers))
 	next := make(chan int)
-	objs := sf.Objects
 	var wg sync.WaitGroup
 	for w := range aggs {
 		aggs[w] = sf.NewAgg()
@@ -53,29 +52,7 @@ func (h *Dump) ScanSpans(ctx context.Context, env Env, sf SpanFile) error {
 		wg.Add(1)
 		go func(agg *Agg) {
 			defer wg.Done()
-			if sf.NoCounts {
-				agg = nil // ScanSpan counts nothing
-			}
-			var buf []byte
-			for i := range next {
-				sp := spans[i]
-				if f, ok := sf.File.(*os.File); ok && sf.Map {
-					if body, unmap, ok := source.Map(f, sp.Off, sp.N); ok {
-						err := source.GuardFaults(func() { results[i] = ScanSpan(sp.Rec, body, h.IDSize, agg, objs) })
-						unmap()
-						if err != nil {
-							results[i] = SpanResult{Err: err}
-						}
-						continue
-					}
-				}
-				body, err := sp.Body(&buf)
-				if err != nil {
-					results[i].Err = err
-					continue
-				}
-				results[i] = ScanSpan(sp.Rec, body, h.IDSize, agg, objs)
-			}
+			h.scanWorker(sf, spans, results, next, agg)
 		}(aggs[w])
 	}
 	var err error
@@ -104,6 +81,34 @@ func (h *Dump) ScanSpans(ctx context.Context, env Env, sf SpanFile) error {
 		}
 	}
 	return nil
+}
+
+// scanWorker scans the spans whose indices come from next into results,
+// counting into agg.
+func (h *Dump) scanWorker(sf SpanFile, spans []hprof.Segment, results []SpanResult, next <-chan int, agg *Agg) {
+	if sf.NoCounts {
+		agg = nil // ScanSpan counts nothing
+	}
+	var buf []byte
+	for i := range next {
+		sp := spans[i]
+		if f, ok := sf.File.(*os.File); ok && sf.Map {
+			if body, unmap, ok := source.Map(f, sp.Off, sp.N); ok {
+				err := source.GuardFaults(func() { results[i] = ScanSpan(sp.Rec, body, h.IDSize, agg, sf.Objects) })
+				unmap()
+				if err != nil {
+					results[i] = SpanResult{Err: err}
+				}
+				continue
+			}
+		}
+		body, err := sp.Body(&buf)
+		if err != nil {
+			results[i].Err = err
+			continue
+		}
+		results[i] = ScanSpan(sp.Rec, body, h.IDSize, agg, sf.Objects)
+	}
 }
 
 // FileSegments are the spans of a plain file as the retained view reads
