@@ -280,7 +280,8 @@ func (r *Reader) DecodeControlSettings(rec Record, body []byte) (ControlSettings
 // DumpCounter numbers the heap dumps of an input as its records go by. A
 // HEAP DUMP record is a whole dump by itself (jhsdb and old JDKs write
 // one and no HEAP DUMP END); HEAP DUMP SEGMENTs belong to one dump until
-// HEAP DUMP END.
+// HEAP DUMP END, or until a HEAP DUMP record, which the converter's first
+// pass takes as the open dump's last record.
 type DumpCounter struct {
 	n    int
 	open bool
@@ -295,8 +296,10 @@ func (c *DumpCounter) Dump(tag Tag) int {
 	case TagHeapDump, TagHeapDumpSegment:
 		if !c.open {
 			c.n++
-			c.open = tag == TagHeapDumpSegment
 		}
+		// A HEAP DUMP record is a whole dump, or, inside segments not
+		// yet ended, their last record: either way the dump ends here.
+		c.open = tag == TagHeapDumpSegment
 		return c.n
 	}
 	return 0
