@@ -72,30 +72,36 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 				ids = append(ids, s.ID)
 			}
 		}
-		switch s.Tag {
-		case hprof.InstanceDump:
-			if agg != nil {
-				agg.instance(s.ClassID, s.TraceSerial)
-			}
-		case hprof.ObjArrayDump:
-			if agg != nil {
-				agg.objArray(s.ClassID, s.TraceSerial, s.Length)
-			}
-		case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-			if agg != nil {
-				agg.primArray(s.ElemType, s.TraceSerial, s.Length)
-			}
-		case hprof.ClassDump:
-			c := s.Class
-			c.Statics = append([]hprof.StaticField(nil), c.Statics...)
-			c.Fields = append([]hprof.FieldDecl(nil), c.Fields...)
-			res.Classes = append(res.Classes, c)
-		case hprof.RootThreadObject:
-			res.Roots = append(res.Roots, ThreadRoot{ObjectID: s.ID, ThreadSerial: s.ThreadSerial, TraceSerial: s.TraceSerial})
-		case hprof.HeapDumpInfo:
-			if agg != nil {
-				agg.enterHeap(s.HeapID, s.NameID)
-			}
+		res.count(s, agg)
+	}
+}
+
+// count counts one sub-record of a span: an object or a heap dump info
+// into agg (when there is one), a class or a thread root into res.
+func (res *SpanResult) count(s *hprof.SubRecord, agg *Agg) {
+	switch s.Tag {
+	case hprof.InstanceDump:
+		if agg != nil {
+			agg.instance(s.ClassID, s.TraceSerial)
+		}
+	case hprof.ObjArrayDump:
+		if agg != nil {
+			agg.objArray(s.ClassID, s.TraceSerial, s.Length)
+		}
+	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
+		if agg != nil {
+			agg.primArray(s.ElemType, s.TraceSerial, s.Length)
+		}
+	case hprof.ClassDump:
+		c := s.Class
+		c.Statics = append([]hprof.StaticField(nil), c.Statics...)
+		c.Fields = append([]hprof.FieldDecl(nil), c.Fields...)
+		res.Classes = append(res.Classes, c)
+	case hprof.RootThreadObject:
+		res.Roots = append(res.Roots, ThreadRoot{ObjectID: s.ID, ThreadSerial: s.ThreadSerial, TraceSerial: s.TraceSerial})
+	case hprof.HeapDumpInfo:
+		if agg != nil {
+			agg.enterHeap(s.HeapID, s.NameID)
 		}
 	}
 }
