@@ -28,130 +28,178 @@ func decodeSub(b []byte, idSize int, s *SubRecord) (int, uint64, *subErr) {
 	}
 	tag := SubTag(b[0])
 	s.Tag = tag
-	I := idSize
-	id := func(p []byte) uint64 {
-		if I == 4 {
-			return uint64(binary.BigEndian.Uint32(p))
-		}
-		return binary.BigEndian.Uint64(p)
-	}
-	need := func(n int) bool { return len(b) >= 1+n }
-	p := b[1:]
 	switch tag {
 	case InstanceDump:
-		if !need(2*I + 8) {
-			return 0, 0, errShortSub
-		}
-		s.ID = id(p)
-		s.TraceSerial = binary.BigEndian.Uint32(p[I:])
-		s.ClassID = id(p[I+4:])
-		s.Length = binary.BigEndian.Uint32(p[2*I+4:])
-		return 1 + 2*I + 8, uint64(s.Length), nil
+		return decodeInstance(b, idSize, s)
 	case ObjArrayDump:
-		if !need(2*I + 8) {
-			return 0, 0, errShortSub
-		}
-		s.ID = id(p)
-		s.TraceSerial = binary.BigEndian.Uint32(p[I:])
-		s.Length = binary.BigEndian.Uint32(p[I+4:])
-		s.ClassID = id(p[I+8:])
-		return 1 + 2*I + 8, uint64(s.Length) * uint64(I), nil
+		return decodeObjArray(b, idSize, s)
 	case PrimArrayDump, PrimArrayNoData:
-		if !need(I + 9) {
-			return 0, 0, errShortSub
-		}
-		s.ID = id(p)
-		s.TraceSerial = binary.BigEndian.Uint32(p[I:])
-		s.Length = binary.BigEndian.Uint32(p[I+4:])
-		s.ElemType = BasicType(p[I+8])
-		s.ClassID = 0
-		es := s.ElemType.Size(I)
-		if es == 0 || s.ElemType == TypeObject {
-			return 0, 0, &subErr{sentinel: ErrCorrupt, msg: fmt.Sprintf("element type %d", p[I+8]), at: 1 + I + 8}
-		}
-		if tag == PrimArrayNoData {
-			return 1 + I + 9, 0, nil
-		}
-		return 1 + I + 9, uint64(s.Length) * uint64(es), nil
-	case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing,
-		RootDebugger, RootReferenceCleanup, RootVMInternal, Unreachable:
-		if !need(I) {
-			return 0, 0, errShortSub
-		}
-		s.ID = id(p)
-		return 1 + I, 0, nil
-	case RootJNIGlobal:
-		if !need(2 * I) {
-			return 0, 0, errShortSub
-		}
-		s.ID, s.RefID = id(p), id(p[I:])
-		return 1 + 2*I, 0, nil
-	case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
-		if !need(I + 8) {
-			return 0, 0, errShortSub
-		}
-		s.ID = id(p)
-		s.ThreadSerial = binary.BigEndian.Uint32(p[I:])
-		s.Frame = binary.BigEndian.Uint32(p[I+4:])
-		s.TraceSerial = 0
-		if tag == RootThreadObject {
-			s.TraceSerial, s.Frame = s.Frame, 0
-		}
-		return 1 + I + 8, 0, nil
-	case RootNativeStack, RootThreadBlock:
-		if !need(I + 4) {
-			return 0, 0, errShortSub
-		}
-		s.ID = id(p)
-		s.ThreadSerial = binary.BigEndian.Uint32(p[I:])
-		return 1 + I + 4, 0, nil
-	case HeapDumpInfo:
-		if !need(4 + I) {
-			return 0, 0, errShortSub
-		}
-		s.HeapID = binary.BigEndian.Uint32(p)
-		s.NameID = id(p[4:])
-		return 1 + 4 + I, 0, nil
+		return decodePrimArray(b, idSize, s)
 	case ClassDump:
-		n, err := decodeClassDump(b, I, s)
+		n, err := decodeClassDump(b, idSize, s)
 		return n, 0, err
 	}
-	return 0, 0, &subErr{sentinel: ErrUnsupported, msg: fmt.Sprintf("unknown heap sub-record tag 0x%02X", uint8(tag))}
+	n, err := decodeRoot(b, idSize, s)
+	return n, 0, err
 }
 
-// decodeClassDump decodes a whole CLASS DUMP (tag byte included) from b.
-func decodeClassDump(b []byte, I int, s *SubRecord) (int, *subErr) {
-	id := func(p []byte) uint64 {
-		if I == 4 {
-			return uint64(binary.BigEndian.Uint32(p))
-		}
-		return binary.BigEndian.Uint64(p)
+// subID reads an ID of size I (4 or 8) from the start of p.
+func subID(p []byte, I int) uint64 {
+	if I == 4 {
+		return uint64(binary.BigEndian.Uint32(p))
 	}
+	return binary.BigEndian.Uint64(p)
+}
+
+// decodeInstance decodes an INSTANCE DUMP header; its payload is the
+// field bytes.
+func decodeInstance(b []byte, I int, s *SubRecord) (int, uint64, *subErr) {
+	if len(b) < 1+2*I+8 {
+		return 0, 0, errShortSub
+	}
+	p := b[1:]
+	s.ID = subID(p, I)
+	s.TraceSerial = binary.BigEndian.Uint32(p[I:])
+	s.ClassID = subID(p[I+4:], I)
+	s.Length = binary.BigEndian.Uint32(p[2*I+4:])
+	return 1 + 2*I + 8, uint64(s.Length), nil
+}
+
+// decodeObjArray decodes an OBJECT ARRAY DUMP header; its payload is
+// Length IDs.
+func decodeObjArray(b []byte, I int, s *SubRecord) (int, uint64, *subErr) {
+	if len(b) < 1+2*I+8 {
+		return 0, 0, errShortSub
+	}
+	p := b[1:]
+	s.ID = subID(p, I)
+	s.TraceSerial = binary.BigEndian.Uint32(p[I:])
+	s.Length = binary.BigEndian.Uint32(p[I+4:])
+	s.ClassID = subID(p[I+8:], I)
+	return 1 + 2*I + 8, uint64(s.Length) * uint64(I), nil
+}
+
+// decodePrimArray decodes a PRIMITIVE ARRAY DUMP header (payload: Length
+// elements) or a PRIMITIVE ARRAY NODATA record (no payload).
+func decodePrimArray(b []byte, I int, s *SubRecord) (int, uint64, *subErr) {
+	if len(b) < 1+I+9 {
+		return 0, 0, errShortSub
+	}
+	p := b[1:]
+	s.ID = subID(p, I)
+	s.TraceSerial = binary.BigEndian.Uint32(p[I:])
+	s.Length = binary.BigEndian.Uint32(p[I+4:])
+	s.ElemType = BasicType(p[I+8])
+	s.ClassID = 0
+	es := s.ElemType.Size(I)
+	if es == 0 || s.ElemType == TypeObject {
+		return 0, 0, &subErr{sentinel: ErrCorrupt, msg: fmt.Sprintf("element type %d", p[I+8]), at: 1 + I + 8}
+	}
+	if s.Tag == PrimArrayNoData {
+		return 1 + I + 9, 0, nil
+	}
+	return 1 + I + 9, uint64(s.Length) * uint64(es), nil
+}
+
+// decodeRoot decodes the GC roots and HEAP DUMP INFO, whose fields are
+// all fixed and which have no payload; any other tag is unknown.
+func decodeRoot(b []byte, I int, s *SubRecord) (int, *subErr) {
+	p := b[1:]
+	var n int // the sub-record's length, tag byte included
+	switch s.Tag {
+	case RootUnknown, RootStickyClass, RootMonitorUsed, RootInternedString, RootFinalizing,
+		RootDebugger, RootReferenceCleanup, RootVMInternal, Unreachable:
+		if n = 1 + I; len(b) >= n {
+			s.ID = subID(p, I)
+		}
+	case RootJNIGlobal:
+		if n = 1 + 2*I; len(b) >= n {
+			s.ID, s.RefID = subID(p, I), subID(p[I:], I)
+		}
+	case RootJNILocal, RootJavaFrame, RootThreadObject, RootJNIMonitor:
+		if n = 1 + I + 8; len(b) >= n {
+			decodeThreadRoot(p, I, s)
+		}
+	case RootNativeStack, RootThreadBlock:
+		if n = 1 + I + 4; len(b) >= n {
+			s.ID = subID(p, I)
+			s.ThreadSerial = binary.BigEndian.Uint32(p[I:])
+		}
+	case HeapDumpInfo:
+		if n = 1 + 4 + I; len(b) >= n {
+			s.HeapID = binary.BigEndian.Uint32(p)
+			s.NameID = subID(p[4:], I)
+		}
+	default:
+		return 0, &subErr{sentinel: ErrUnsupported, msg: fmt.Sprintf("unknown heap sub-record tag 0x%02X", uint8(s.Tag))}
+	}
+	if len(b) < n {
+		return 0, errShortSub
+	}
+	return n, nil
+}
+
+// decodeThreadRoot decodes the fields after the tag of a root with a
+// thread serial and a frame number (JNI local, Java frame, JNI monitor)
+// or, for THREAD OBJECT, a thread serial and a stack trace serial; p
+// holds them whole.
+func decodeThreadRoot(p []byte, I int, s *SubRecord) {
+	s.ID = subID(p, I)
+	s.ThreadSerial = binary.BigEndian.Uint32(p[I:])
+	s.Frame = binary.BigEndian.Uint32(p[I+4:])
+	s.TraceSerial = 0
+	if s.Tag == RootThreadObject {
+		s.TraceSerial, s.Frame = s.Frame, 0
+	}
+}
+
+// decodeClassDump decodes a whole CLASS DUMP (tag byte included) from b:
+// the fixed part, then the constant pool (skipped), the static fields and
+// the instance field declarations.
+func decodeClassDump(b []byte, I int, s *SubRecord) (int, *subErr) {
 	i := 1
 	if len(b) < i+7*I+10 {
 		return 0, errShortSub
 	}
 	c := &s.Class
-	c.ID = id(b[i:])
+	c.ID = subID(b[i:], I)
 	c.TraceSerial = binary.BigEndian.Uint32(b[i+I:])
-	c.SuperID = id(b[i+I+4:])
-	c.LoaderID = id(b[i+2*I+4:])
+	c.SuperID = subID(b[i+I+4:], I)
+	c.LoaderID = subID(b[i+2*I+4:], I)
 	// signers, protection domain and two reserved IDs are not needed.
 	c.InstanceSize = binary.BigEndian.Uint32(b[i+7*I+4:])
 	ncp := int(binary.BigEndian.Uint16(b[i+7*I+8:]))
 	i += 7*I + 10
 	s.ID, s.TraceSerial = c.ID, c.TraceSerial
+	i, err := skipConstantPool(b, i, ncp, I)
+	if err != nil {
+		return 0, err
+	}
+	if i, err = decodeStatics(b, i, I, c); err != nil {
+		return 0, err
+	}
+	return decodeFieldDecls(b, i, I, c)
+}
+
+// skipConstantPool skips the ncp constant pool entries of a CLASS DUMP
+// that start at b[i:] and returns the offset after them.
+func skipConstantPool(b []byte, i, ncp, I int) (int, *subErr) {
 	for k := 0; k < ncp; k++ {
 		if len(b) < i+3 {
 			return 0, errShortSub
 		}
-		t := BasicType(b[i+2])
-		sz := t.Size(I)
+		sz := BasicType(b[i+2]).Size(I)
 		if sz == 0 {
 			return 0, &subErr{sentinel: ErrCorrupt, msg: fmt.Sprintf("constant pool entry type %d", b[i+2]), at: i + 2}
 		}
 		i += 3 + sz
 	}
+	return i, nil
+}
+
+// decodeStatics decodes the count and the static fields of a CLASS DUMP
+// that start at b[i:] into c.Statics and returns the offset after them.
+func decodeStatics(b []byte, i, I int, c *ClassRecord) (int, *subErr) {
 	if len(b) < i+2 {
 		return 0, errShortSub
 	}
@@ -162,7 +210,7 @@ func decodeClassDump(b []byte, I int, s *SubRecord) (int, *subErr) {
 		if len(b) < i+I+1 {
 			return 0, errShortSub
 		}
-		f := StaticField{NameID: id(b[i:]), Type: BasicType(b[i+I])}
+		f := StaticField{NameID: subID(b[i:], I), Type: BasicType(b[i+I])}
 		sz := f.Type.Size(I)
 		if sz == 0 {
 			return 0, &subErr{sentinel: ErrCorrupt, msg: fmt.Sprintf("static field type %d", b[i+I]), at: i + I}
@@ -171,19 +219,33 @@ func decodeClassDump(b []byte, I int, s *SubRecord) (int, *subErr) {
 		if len(b) < i+sz {
 			return 0, errShortSub
 		}
-		switch sz {
-		case 1:
-			f.Value = uint64(b[i])
-		case 2:
-			f.Value = uint64(binary.BigEndian.Uint16(b[i:]))
-		case 4:
-			f.Value = uint64(binary.BigEndian.Uint32(b[i:]))
-		case 8:
-			f.Value = binary.BigEndian.Uint64(b[i:])
-		}
+		f.Value = staticValue(b[i:], sz)
 		i += sz
 		c.Statics = append(c.Statics, f)
 	}
+	return i, nil
+}
+
+// staticValue reads a static field's value of sz bytes (1, 2, 4 or 8)
+// from the start of b.
+func staticValue(b []byte, sz int) uint64 {
+	switch sz {
+	case 1:
+		return uint64(b[0])
+	case 2:
+		return uint64(binary.BigEndian.Uint16(b))
+	case 4:
+		return uint64(binary.BigEndian.Uint32(b))
+	case 8:
+		return binary.BigEndian.Uint64(b)
+	}
+	return 0
+}
+
+// decodeFieldDecls decodes the count and the instance field declarations
+// of a CLASS DUMP that start at b[i:] into c.Fields and returns the
+// offset after them, the end of the record.
+func decodeFieldDecls(b []byte, i, I int, c *ClassRecord) (int, *subErr) {
 	if len(b) < i+2 {
 		return 0, errShortSub
 	}
@@ -194,7 +256,7 @@ func decodeClassDump(b []byte, I int, s *SubRecord) (int, *subErr) {
 		if len(b) < i+I+1 {
 			return 0, errShortSub
 		}
-		f := FieldDecl{NameID: id(b[i:]), Type: BasicType(b[i+I])}
+		f := FieldDecl{NameID: subID(b[i:], I), Type: BasicType(b[i+I])}
 		if f.Type.Size(I) == 0 {
 			return 0, &subErr{sentinel: ErrCorrupt, msg: fmt.Sprintf("instance field type %d", b[i+I]), at: i + I}
 		}

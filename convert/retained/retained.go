@@ -300,47 +300,12 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	}
 	defer s.closeArena()
 	if in.Segments != nil {
-		if in.Segments.Len() != len(in.SegmentObjects) || len(in.SegmentObjects) != len(in.SegmentRefs) {
-			return nil, errors.New("retained: segments, object counts and reference bounds differ in number")
-		}
-		s.idSize = in.File.IDSize()
-		s.setLayouts()
-		for _, r := range in.SegmentRefs {
-			s.maxEdges += r
-		}
-		s.phase("indexing IDs")
-		if err := s.indexSegments(ctx); err != nil {
-			return nil, err
-		}
-		s.phase("filling the graph")
-		if err := s.segments(ctx); err != nil {
-			return nil, err
-		}
+		err = s.graphFromSegments(ctx)
 	} else {
-		var ids idnote.IDNotes
-		if noted := in.Noted; noted != nil {
-			if len(noted.IDs.Ranges) != len(noted.IDs.Sets) {
-				return nil, errors.New("retained: noted ID ranges and sets differ in number")
-			}
-			s.idSize, s.maxEdges = in.File.IDSize(), noted.Refs
-			s.setLayouts()
-			ids, noted.IDs = noted.IDs, idnote.IDNotes{}
-		} else {
-			s.phase("reading IDs")
-			if err := s.pass(ctx, 1); err != nil {
-				return nil, err
-			}
-			ids, s.ids = s.ids, idnote.IDNotes{}
-		}
-		s.phase("indexing IDs")
-		// The notes are freed as they are indexed.
-		if err := s.indexSets(ids.Ranges, ids.Sets, nil); err != nil {
-			return nil, err
-		}
-		s.phase("filling the graph")
-		if err := s.pass(ctx, 2); err != nil {
-			return nil, err
-		}
+		err = s.graphFromNotes(ctx)
+	}
+	if err != nil {
+		return nil, err
 	}
 	if err := s.finishGraph(); err != nil {
 		return nil, err
@@ -362,6 +327,53 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	}
 	res.Spill = s.spill
 	return res, nil
+}
+
+// graphFromSegments builds the object graph from the in-memory segments
+// of Input.Segments and what the caller noted of them.
+func (s *scanner) graphFromSegments(ctx context.Context) error {
+	in := s.in
+	if in.Segments.Len() != len(in.SegmentObjects) || len(in.SegmentObjects) != len(in.SegmentRefs) {
+		return errors.New("retained: segments, object counts and reference bounds differ in number")
+	}
+	s.idSize = in.File.IDSize()
+	s.setLayouts()
+	for _, r := range in.SegmentRefs {
+		s.maxEdges += r
+	}
+	s.phase("indexing IDs")
+	if err := s.indexSegments(ctx); err != nil {
+		return err
+	}
+	s.phase("filling the graph")
+	return s.segments(ctx)
+}
+
+// graphFromNotes builds the object graph from Input.Noted, or without
+// notes from a first pass over the dump, and a second pass that fills it.
+func (s *scanner) graphFromNotes(ctx context.Context) error {
+	var ids idnote.IDNotes
+	if noted := s.in.Noted; noted != nil {
+		if len(noted.IDs.Ranges) != len(noted.IDs.Sets) {
+			return errors.New("retained: noted ID ranges and sets differ in number")
+		}
+		s.idSize, s.maxEdges = s.in.File.IDSize(), noted.Refs
+		s.setLayouts()
+		ids, noted.IDs = noted.IDs, idnote.IDNotes{}
+	} else {
+		s.phase("reading IDs")
+		if err := s.pass(ctx, 1); err != nil {
+			return err
+		}
+		ids, s.ids = s.ids, idnote.IDNotes{}
+	}
+	s.phase("indexing IDs")
+	// The notes are freed as they are indexed.
+	if err := s.indexSets(ids.Ranges, ids.Sets, nil); err != nil {
+		return err
+	}
+	s.phase("filling the graph")
+	return s.pass(ctx, 2)
 }
 
 // phase reports a phase to Input.Phase.

@@ -420,87 +420,123 @@ func (f *filler) ref(id uint64) {
 // fill is pass 2: one sub-record into the graph. data is the payload of
 // an instance or object array.
 func (f *filler) fill(sub *hprof.SubRecord, data []byte) error {
-	s := f.s
-	I := s.idSize
 	switch sub.Tag {
 	case hprof.InstanceDump:
-		cls := f.classOf(sub.ClassID)
-		c := &s.classes[cls]
-		i, ok := f.object(sub.ID, cls, c.size)
-		if !ok {
-			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
-		}
-		f.stats.ReferentsSkipped += c.skipped
-		if len(data) >= c.payload { // the hprof agent writes no field values
-			if I == 8 {
-				for _, off := range c.refs {
-					f.ref(binary.BigEndian.Uint64(data[off:]))
-				}
-			} else {
-				for _, off := range c.refs {
-					f.ref(uint64(binary.BigEndian.Uint32(data[off:])))
-				}
-			}
-			if c.referent >= 0 {
-				// The referent goes last; analyse follows it only to
-				// objects a strong path reaches (see weak).
-				p := f.pos
-				if f.ref(readID(data[c.referent:], I)); f.pos > p {
-					f.weak = append(f.weak, i)
-				}
-			}
-		}
-		s.g.SetEnd(i, f.pos, &f.deg)
+		return f.instance(sub, data)
 	case hprof.ObjArrayDump:
-		cls := f.classOf(sub.ClassID)
-		i, ok := f.object(sub.ID, cls, s.in.Model.RefArray(int64(sub.Length)))
-		if !ok {
-			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
-		}
-		for k := 0; k+I <= len(data); k += I {
-			f.ref(readID(data[k:], I))
-		}
-		s.g.SetEnd(i, f.pos, &f.deg)
+		return f.objArray(sub, data)
 	case hprof.PrimArrayDump, hprof.PrimArrayNoData:
-		cls := s.prim[sub.ElemType]
-		if cls == noNode {
-			cls = s.unknown
-		}
-		i, ok := f.object(sub.ID, cls, s.in.Model.Array(int64(sub.Length), int64(sub.ElemType.Size(I))))
-		if !ok {
-			return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
-		}
-		s.g.SetEnd(i, f.pos, &f.deg)
+		return f.primArray(sub)
 	case hprof.ClassDump:
-		cls := f.classOf(sub.Class.ID)
-		// A class object weighs what the model says (nothing): it retains its
-		// statics and, through the loader edge, may hold its loader.
-		i, ok := f.object(sub.Class.ID, cls|classObjFlag, s.in.Model.ClassObject())
-		if !ok {
-			return errf(ErrChanged, "class 0x%x at byte %d", sub.Class.ID, sub.Offset)
-		}
-		for _, st := range sub.Class.Statics {
-			if st.Type == hprof.TypeObject {
-				f.ref(st.Value)
-			}
-		}
-		f.ref(sub.Class.LoaderID) // the VM's Class.classLoader, which HPROF omits from the fields
-		s.g.SetEnd(i, f.pos, &f.deg)
-	default:
-		if !sub.Tag.IsRoot() {
-			return nil
-		}
-		f.stats.RootRecords++
-		j, ok := s.ix.lookup(sub.ID)
-		if !ok {
-			if sub.ID != 0 {
-				f.stats.Dangling++
-			}
-			return nil
-		}
-		f.roots = append(f.roots, rootRef{j, sub.Tag})
+		return f.classObject(sub)
+	}
+	if sub.Tag.IsRoot() {
+		f.root(sub)
 	}
 	return nil
+}
+
+// instance fills an instance: its size from its class, and its
+// references from the field bytes in data at the class's reference
+// offsets, the Reference.referent last.
+func (f *filler) instance(sub *hprof.SubRecord, data []byte) error {
+	s := f.s
+	I := s.idSize
+	cls := f.classOf(sub.ClassID)
+	c := &s.classes[cls]
+	i, ok := f.object(sub.ID, cls, c.size)
+	if !ok {
+		return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
+	}
+	f.stats.ReferentsSkipped += c.skipped
+	if len(data) >= c.payload { // the hprof agent writes no field values
+		if I == 8 {
+			for _, off := range c.refs {
+				f.ref(binary.BigEndian.Uint64(data[off:]))
+			}
+		} else {
+			for _, off := range c.refs {
+				f.ref(uint64(binary.BigEndian.Uint32(data[off:])))
+			}
+		}
+		if c.referent >= 0 {
+			// The referent goes last; analyse follows it only to
+			// objects a strong path reaches (see weak).
+			p := f.pos
+			if f.ref(readID(data[c.referent:], I)); f.pos > p {
+				f.weak = append(f.weak, i)
+			}
+		}
+	}
+	s.g.SetEnd(i, f.pos, &f.deg)
+	return nil
+}
+
+// objArray fills an object array: its size from the model, and a
+// reference per element ID in data.
+func (f *filler) objArray(sub *hprof.SubRecord, data []byte) error {
+	s := f.s
+	I := s.idSize
+	cls := f.classOf(sub.ClassID)
+	i, ok := f.object(sub.ID, cls, s.in.Model.RefArray(int64(sub.Length)))
+	if !ok {
+		return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
+	}
+	for k := 0; k+I <= len(data); k += I {
+		f.ref(readID(data[k:], I))
+	}
+	s.g.SetEnd(i, f.pos, &f.deg)
+	return nil
+}
+
+// primArray fills a primitive array, which has no references: its class
+// is its element type's (or the unknown class for a type with none).
+func (f *filler) primArray(sub *hprof.SubRecord) error {
+	s := f.s
+	cls := s.prim[sub.ElemType]
+	if cls == noNode {
+		cls = s.unknown
+	}
+	i, ok := f.object(sub.ID, cls, s.in.Model.Array(int64(sub.Length), int64(sub.ElemType.Size(s.idSize))))
+	if !ok {
+		return errf(ErrChanged, "object 0x%x at byte %d", sub.ID, sub.Offset)
+	}
+	s.g.SetEnd(i, f.pos, &f.deg)
+	return nil
+}
+
+// classObject fills a class object. It weighs what the model says
+// (nothing): it retains its statics and, through the loader edge, may
+// hold its loader.
+func (f *filler) classObject(sub *hprof.SubRecord) error {
+	s := f.s
+	cls := f.classOf(sub.Class.ID)
+	i, ok := f.object(sub.Class.ID, cls|classObjFlag, s.in.Model.ClassObject())
+	if !ok {
+		return errf(ErrChanged, "class 0x%x at byte %d", sub.Class.ID, sub.Offset)
+	}
+	for _, st := range sub.Class.Statics {
+		if st.Type == hprof.TypeObject {
+			f.ref(st.Value)
+		}
+	}
+	f.ref(sub.Class.LoaderID) // the VM's Class.classLoader, which HPROF omits from the fields
+	s.g.SetEnd(i, f.pos, &f.deg)
+	return nil
+}
+
+// root notes a GC root record: a root naming no object of the index is
+// counted as dangling (but for ID 0).
+func (f *filler) root(sub *hprof.SubRecord) {
+	f.stats.RootRecords++
+	j, ok := f.s.ix.lookup(sub.ID)
+	if !ok {
+		if sub.ID != 0 {
+			f.stats.Dangling++
+		}
+		return
+	}
+	f.roots = append(f.roots, rootRef{j, sub.Tag})
 }
 
 // finishGraph checks pass 2 against pass 1.

@@ -46,6 +46,59 @@ func (s *scanner) indexSets(ranges []idnote.IDRange, noted []idnote.SegmentIDs, 
 // at a time. The notes are freed as they are indexed. It returns the
 // index and the number of duplicate IDs.
 func (s *scanner) buildIndex(ranges []idnote.IDRange, noted []idnote.SegmentIDs, reread func(fn func(part int, id uint64)) error) (*idIndex, int, error) {
+	sh := shapeOf(ranges)
+	n := sh.n
+	if uint64(n) >= uint64(classObjFlag) {
+		return nil, 0, errf(ErrTooLarge, "%d objects", n)
+	}
+	if s.maxEdges >= 1<<32-1 {
+		return nil, 0, errf(ErrTooLarge, "up to %d references", s.maxEdges)
+	}
+	if n == 0 {
+		x, dups := newIDIndex(nil)
+		return x, dups, nil
+	}
+	// One level over the whole range while it is packed enough, else
+	// two over the stretches that hold an ID (stretch.go), else the
+	// sorted IDs.
+	last := sh.span
+	var top, kept []uint32
+	if sh.span/denseBitsPerObject >= uint64(n) {
+		if marks := newStretchMarks(sh.span, n); marks != nil {
+			if err := sh.markStretches(marks, noted, reread); err != nil {
+				return nil, 0, err
+			}
+			top, kept, last = marks.table(sh.span)
+		}
+		if !twoLevel(kept, n) {
+			return sortedIndex(len(ranges), n, noted, reread)
+		}
+	}
+	// Over the budget the index comes from files like the graph
+	// (indexArena): the arena is chosen now, with the duplicates still
+	// counted.
+	s.chooseArena(n)
+	ia := s.indexArena()
+	flat := mem.Alloc[uint64](ia, denseWords(last), denseWords(last))
+	if err := sh.setBits(flat, top, noted, reread); err != nil {
+		return nil, 0, err
+	}
+	x := newDense(ia, flat, sh.lo, sh.shift) // flat becomes x.words
+	x.top, x.kept = top, kept
+	return x, n - int(x.n), nil
+}
+
+// idShape sums up the ID ranges of a dump's parts: n IDs from lo, all
+// multiples of 1<<shift apart, the last span steps after lo.
+type idShape struct {
+	n     int
+	lo    uint64
+	shift uint
+	span  uint64
+}
+
+// shapeOf sums up the ranges of the parts (n is 0 when they hold none).
+func shapeOf(ranges []idnote.IDRange) idShape {
 	n := 0
 	lo, hi := ^uint64(0), uint64(0)
 	var first, diff uint64
@@ -60,80 +113,58 @@ func (s *scanner) buildIndex(ranges []idnote.IDRange, noted []idnote.SegmentIDs,
 		lo, hi = min(lo, r.Lo), max(hi, r.Hi)
 		diff |= r.Diff | (r.First ^ first)
 	}
-	if uint64(n) >= uint64(classObjFlag) {
-		return nil, 0, errf(ErrTooLarge, "%d objects", n)
-	}
-	if s.maxEdges >= 1<<32-1 {
-		return nil, 0, errf(ErrTooLarge, "up to %d references", s.maxEdges)
-	}
 	if n == 0 {
-		x, dups := newIDIndex(nil)
-		return x, dups, nil
+		return idShape{}
 	}
 	shift := uint(0)
 	if diff != 0 {
 		shift = uint(bits.TrailingZeros64(diff))
 	}
-	span := (hi - lo) >> shift
-	// One level over the whole range while it is packed enough, else
-	// two over the stretches that hold an ID (stretch.go), else the
-	// sorted IDs.
-	last := span
-	var top, kept []uint32
-	if span/denseBitsPerObject >= uint64(n) {
-		if marks := newStretchMarks(span, n); marks != nil {
-			if noted != nil {
-				for i := range noted {
-					marks.markSet(&noted[i], lo, shift)
-				}
-			} else {
-				err := reread(func(_ int, id uint64) {
-					// An ID out of the summed-up range (an input changed
-					// since) is left out: the filling reports it.
-					if p := (id - lo) >> shift; id >= lo && p <= span {
-						marks.markAtomic(p)
-					}
-				})
-				if err != nil {
-					return nil, 0, err
-				}
-			}
-			top, kept, last = marks.table(span)
-		}
-		if !twoLevel(kept, n) {
-			return sortedIndex(len(ranges), n, noted, reread)
-		}
-	}
-	// Over the budget the index comes from files like the graph
-	// (indexArena): the arena is chosen now, with the duplicates still
-	// counted.
-	s.chooseArena(n)
-	ia := s.indexArena()
-	flat := mem.Alloc[uint64](ia, denseWords(last), denseWords(last))
+	return idShape{n: n, lo: lo, shift: shift, span: (hi - lo) >> shift}
+}
+
+// markStretches marks in marks the stretches of the range that hold an
+// ID: from the notes, or read again.
+func (sh idShape) markStretches(marks stretchMarks, noted []idnote.SegmentIDs, reread func(fn func(part int, id uint64)) error) error {
 	if noted != nil {
 		for i := range noted {
-			orInto(&noted[i], flat, lo, shift, top)
+			marks.markSet(&noted[i], sh.lo, sh.shift)
+		}
+		return nil
+	}
+	lo, shift, span := sh.lo, sh.shift, sh.span
+	return reread(func(_ int, id uint64) {
+		// An ID out of the summed-up range (an input changed
+		// since) is left out: the filling reports it.
+		if p := (id - lo) >> shift; id >= lo && p <= span {
+			marks.markAtomic(p)
+		}
+	})
+}
+
+// setBits sets the bit of each ID in flat, the dense index's words (of
+// the stretches top keeps, when top is not nil): from the notes, which
+// are freed as they go, or read again.
+func (sh idShape) setBits(flat []uint64, top []uint32, noted []idnote.SegmentIDs, reread func(fn func(part int, id uint64)) error) error {
+	if noted != nil {
+		for i := range noted {
+			orInto(&noted[i], flat, sh.lo, sh.shift, top)
 			noted[i] = idnote.SegmentIDs{} // freed as it goes
 		}
-	} else {
-		err := reread(func(_ int, id uint64) {
-			p := (id - lo) >> shift
-			if id < lo || p > span {
-				return // as above
-			}
-			p, ok := keptPos(top, p)
-			if !ok {
-				return
-			}
-			atomic.OrUint64(&flat[p>>6], 1<<(p&63))
-		})
-		if err != nil {
-			return nil, 0, err
-		}
+		return nil
 	}
-	x := newDense(ia, flat, lo, shift) // flat becomes x.words
-	x.top, x.kept = top, kept
-	return x, n - int(x.n), nil
+	lo, shift, span := sh.lo, sh.shift, sh.span
+	return reread(func(_ int, id uint64) {
+		p := (id - lo) >> shift
+		if id < lo || p > span {
+			return // as in markStretches
+		}
+		p, ok := keptPos(top, p)
+		if !ok {
+			return
+		}
+		atomic.OrUint64(&flat[p>>6], 1<<(p&63))
+	})
 }
 
 // sortedIndex indexes the n IDs of the parts in the sparse form (sorted):

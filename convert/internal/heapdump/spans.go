@@ -26,26 +26,18 @@ type SpanResult struct {
 // retained view.
 func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (res SpanResult) {
 	hb := hprof.NewHeapBytes(body, rec, idSize)
-	// The span's object IDs and reference bound, for the retained view,
-	// are kept in locals while the span is scanned and stored once at the
-	// end: two workers' pooled slice headers can share a cache line, and
-	// a store into it per object made the first pass take up to 1.6 times
-	// its CPU in some runs (bench-4g).
-	var ids []uint64
-	var refs int64
+	// No payload cut so far (the retained view stops at the first): only
+	// a body the input cuts short can cut one.
+	notes := spanNotes{short: uint64(len(body)) < uint64(rec.Length), whole: true}
 	if objs {
 		buf := idBuffers.Get().(*[]uint64)
-		ids = (*buf)[:0]
+		notes.ids = (*buf)[:0]
 		defer func() {
-			res.Objs = &SpanObjects{IDs: res.IDs, Set: idnote.SegmentIDsIn(ids, res.IDs), Refs: refs}
-			*buf = ids
+			res.Objs = &SpanObjects{IDs: res.IDs, Set: idnote.SegmentIDsIn(notes.ids, res.IDs), Refs: notes.refs}
+			*buf = notes.ids
 			idBuffers.Put(buf)
 		}()
 	}
-	// No payload cut so far (the retained view stops at the first): only
-	// a body the input cuts short can cut one.
-	short := uint64(len(body)) < uint64(rec.Length)
-	whole := true
 	for {
 		s, err := hb.Next()
 		if err == io.EOF {
@@ -62,15 +54,7 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 			res.IDs.Add(s.ID)
 		}
 		if objs {
-			if short && whole {
-				if _, err := hb.Payload(); err != nil {
-					whole = false
-				}
-			}
-			refs += refBound(s, idSize, whole)
-			if whole && s.Tag.IsObject() {
-				ids = append(ids, s.ID)
-			}
+			notes.note(hb, s, idSize)
 		}
 		switch s.Tag {
 		case hprof.InstanceDump:
@@ -85,17 +69,54 @@ func ScanSpan(rec hprof.Record, body []byte, idSize int, agg *Agg, objs bool) (r
 			if agg != nil {
 				agg.primArray(s.ElemType, s.TraceSerial, s.Length)
 			}
-		case hprof.ClassDump:
-			c := s.Class
-			c.Statics = append([]hprof.StaticField(nil), c.Statics...)
-			c.Fields = append([]hprof.FieldDecl(nil), c.Fields...)
-			res.Classes = append(res.Classes, c)
-		case hprof.RootThreadObject:
-			res.Roots = append(res.Roots, ThreadRoot{ObjectID: s.ID, ThreadSerial: s.ThreadSerial, TraceSerial: s.TraceSerial})
-		case hprof.HeapDumpInfo:
-			if agg != nil {
-				agg.enterHeap(s.HeapID, s.NameID)
-			}
+		default:
+			res.keep(s, agg)
+		}
+	}
+}
+
+// spanNotes are what ScanSpan notes of a span's objects for the retained
+// view: their IDs and their reference bound. They are a local of
+// ScanSpan while the span is scanned and stored once at the end: two
+// workers' pooled slice headers can share a cache line, and a store into
+// it per object made the first pass take up to 1.6 times its CPU in some
+// runs (bench-4g).
+type spanNotes struct {
+	ids   []uint64
+	refs  int64
+	short bool // the input cuts the span's body short
+	whole bool // no payload cut so far (the retained view stops at the first)
+}
+
+// note notes sub-record s, the last one hb read: its reference bound
+// and, while no payload is cut, its ID when it is an object.
+func (n *spanNotes) note(hb *hprof.HeapReader, s *hprof.SubRecord, idSize int) {
+	if n.short && n.whole {
+		if _, err := hb.Payload(); err != nil {
+			n.whole = false
+		}
+	}
+	n.refs += refBound(s, idSize, n.whole)
+	if n.whole && s.Tag.IsObject() {
+		n.ids = append(n.ids, s.ID)
+	}
+}
+
+// keep keeps what a span's other sub-records (not objects) bring: a
+// class or a thread root into res, a heap dump info into agg (when there
+// is one).
+func (res *SpanResult) keep(s *hprof.SubRecord, agg *Agg) {
+	switch s.Tag {
+	case hprof.ClassDump:
+		c := s.Class
+		c.Statics = append([]hprof.StaticField(nil), c.Statics...)
+		c.Fields = append([]hprof.FieldDecl(nil), c.Fields...)
+		res.Classes = append(res.Classes, c)
+	case hprof.RootThreadObject:
+		res.Roots = append(res.Roots, ThreadRoot{ObjectID: s.ID, ThreadSerial: s.ThreadSerial, TraceSerial: s.TraceSerial})
+	case hprof.HeapDumpInfo:
+		if agg != nil {
+			agg.enterHeap(s.HeapID, s.NameID)
 		}
 	}
 }
