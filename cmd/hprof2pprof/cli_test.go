@@ -160,3 +160,23 @@ func TestStdin(t *testing.T) {
 		t.Errorf("stdout holds %d bytes, want a gzipped profile", stdout.Len())
 	}
 }
+
+// TestFirstHourMessages: messages a person meets in the first hour say
+// what happened, whole: paths are printed as given, the views listed are
+// the input's own, usage errors are one line.
+func TestFirstHourMessages(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope", "java_pid123.hprof")
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"convert", "-d", dir, missing}, exitFailure, "open " + missing + ": no such file or directory\n"},
+	} {
+		code, stderr := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.says) {
+			t.Errorf("%v: exit %d, want %d; stderr %q should say %q", c.args, code, c.code, stderr, c.says)
+		}
+	}
+}

@@ -16,7 +16,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 	"syscall"
 
 	"github.com/hprof2pprof/hprof2pprof/internal/batch"
@@ -94,12 +93,7 @@ func usage(w io.Writer) {
 
 // errorf prints "hprof2pprof: FILE: message" on stderr.
 func errorf(e *env, file string, err error) {
-	msg := err.Error()
-	// Sentinel prefixes ("hprof: ", "convert: ") are for programs; a
-	// person wants the sentence.
-	for _, p := range []string{"hprof: ", "convert: "} {
-		msg = strings.ReplaceAll(msg, p, "")
-	}
+	msg := batch.Message(err)
 	if file != "" {
 		fmt.Fprintf(e.stderr, "hprof2pprof: %s: %s\n", file, msg)
 	} else {

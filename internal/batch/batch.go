@@ -395,14 +395,35 @@ func isCompressed(path string) bool {
 	return n >= 2 && b[0] == 0x1f && b[1] == 0x8b || n == 3 && string(b[:]) == "BZh"
 }
 
-// message is an error as a person reads it: without the sentinel
-// prefixes ("hprof: ", "convert: "), which are for programs.
-func message(err error) string {
+// message is an error as a person reads it (Message).
+func message(err error) string { return Message(err) }
+
+// sentinelPrefixes begin the package sentinel errors ("hprof: truncated",
+// "convert: memory limit reached"); they are for programs.
+var sentinelPrefixes = []string{"hprof: ", "convert: "}
+
+// Message is err's text for a person: the sentinel prefixes ("hprof: ",
+// "convert: ") are removed where one begins the text or a part of it
+// (after ": "), and nowhere else, so a path such as
+// "/tmp/java_pid123.hprof: permission denied" is kept whole.
+func Message(err error) string {
 	msg := err.Error()
-	for _, p := range []string{"hprof: ", "convert: "} {
-		msg = strings.ReplaceAll(msg, p, "")
+	var b strings.Builder
+	for msg != "" {
+		for _, p := range sentinelPrefixes {
+			for strings.HasPrefix(msg, p) {
+				msg = msg[len(p):]
+			}
+		}
+		i := strings.Index(msg, ": ")
+		if i < 0 {
+			b.WriteString(msg)
+			break
+		}
+		b.WriteString(msg[:i+2])
+		msg = msg[i+2:]
 	}
-	return msg
+	return b.String()
 }
 
 // inTurn makes sink wait, before its first row, until the input before
