@@ -180,3 +180,37 @@ func TestFirstHourMessages(t *testing.T) {
 		}
 	}
 }
+
+// TestUsageErrorsAreOneLine: a usage error says what is wrong and where
+// help is, on one line; COMMAND -h is the help, and exits 0.
+func TestUsageErrorsAreOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"convert"}, "no input"},
+		{[]string{"convert", "--no-such-flag", "x"}, "-no-such-flag"},
+		{[]string{"push", "x.hprof"}, "--endpoint"},
+		{[]string{"info", "a", "b"}, "one input"},
+		{[]string{"info"}, "one input"},
+	} {
+		code, stderr := runCLI(t, c.args...)
+		cmd := c.args[0]
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.says) || !strings.Contains(stderr, "hprof2pprof "+cmd+" -h") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line saying %q and 'hprof2pprof %s -h'", c.args, code, stderr, c.says, cmd)
+		}
+	}
+	for _, cmd := range []string{"convert", "info", "push", "agent", "capture"} {
+		for _, h := range []string{"-h", "--help"} {
+			if code, stderr := runCLI(t, cmd, h); code != exitOK || !strings.Contains(stderr, "usage: hprof2pprof "+cmd) {
+				t.Errorf("%s %s: exit %d, want 0 and the help:\n%s", cmd, h, code, stderr)
+			}
+		}
+	}
+	_, help := runCLI(t, "info", "-h")
+	for _, f := range []string{"-view", "-spill-dir", "-retained-memory"} {
+		if strings.Contains(help, "  "+f+" ") || strings.Contains(help, "  "+f+"\n") {
+			t.Errorf("info -h lists %s, which means nothing to info", f)
+		}
+	}
+}

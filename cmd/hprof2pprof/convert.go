@@ -147,12 +147,12 @@ func (c *convertCmd) parse(e *env, args []string) (rest []string, code int) {
 	fs.StringVar(&c.fo.ServiceName, "service-name", "", "service.name of OTLP profiles (default: the input's base name)")
 	fs.StringVar(&c.fo.Tables, "tables", "default",
 		"with --format parquet or arrow: tables to write besides the default ones, comma-separated: objects, refs, strings, roots (the heap dump's objects, references, Strings and GC roots), heap (all four)")
-	args, ok := c.df.parse(e, fs, args)
-	if !ok {
-		return nil, exitUsage
+	args, code = c.df.parse(e, fs, args)
+	if code >= 0 {
+		return nil, code
 	}
 	if len(args) == 0 {
-		fs.Usage()
+		usageError(e.stderr, "convert", "no input: name files or directories to convert, or - for standard input")
 		return nil, exitUsage
 	}
 	if !slices.Contains(batch.Formats(), c.format) {

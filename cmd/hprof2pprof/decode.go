@@ -31,7 +31,15 @@ type decodeFlags struct {
 }
 
 func (d *decodeFlags) add(fs *flag.FlagSet) {
+	d.addReading(fs)
 	fs.Var(&d.views, "view", "views to write, comma-separated: cpu, alloc, heap, threads, cputime, monitor, cpuold, retained (default: every view the input holds except retained)")
+	fs.Var(&d.retainedMemory, "retained-memory", "the retained view's graph spills to disk when it would take more than this: 2GiB, 0 (always spill) or auto (half of --max-memory)")
+	fs.StringVar(&d.spillDir, "spill-dir", "", "`DIR` the retained view spills to, and where a bzip2 or single-stream gzip input is kept decompressed for the passes that read it again; on a disk rather than tmpfs (default: $TMPDIR or /tmp)")
+}
+
+// addReading adds the flags that shape how any input is read: all that
+// info takes.
+func (d *decodeFlags) addReading(fs *flag.FlagSet) {
 	fs.DurationVar(&d.interval, "interval", graph.DefaultCPUInterval, "CPU sampling interval the hprof agent used (the file does not record it)")
 	fs.IntVar(&d.dump, "dump", 0, "use dump N (1-based) of a file holding several (default: heap/alloc from the last complete dump, CPU summed)")
 	fs.IntVar(&d.refSize, "ref-size", 0, "reference size in bytes for heap sizes: 4 or 8 (default: detected)")
@@ -41,8 +49,6 @@ func (d *decodeFlags) add(fs *flag.FlagSet) {
 	d.maxMemory.auto = true
 	fs.Var(&d.maxMemory, "max-memory", "stop with an error when the heap grows past this size: 4GiB, 512MiB, 0 (no limit) or auto (3/4 of the memory available)")
 	d.retainedMemory.auto = true
-	fs.Var(&d.retainedMemory, "retained-memory", "the retained view's graph spills to disk when it would take more than this: 2GiB, 0 (always spill) or auto (half of --max-memory)")
-	fs.StringVar(&d.spillDir, "spill-dir", "", "`DIR` the retained view spills to, and where a bzip2 or single-stream gzip input is kept decompressed for the passes that read it again; on a disk rather than tmpfs (default: $TMPDIR or /tmp)")
 }
 
 func (d *decodeFlags) check() error {
@@ -69,18 +75,19 @@ func (d *decodeFlags) check() error {
 }
 
 // parse parses a command's arguments (flags may stand among the inputs)
-// and checks the shared flags. ok is false when the command must exit
-// with status 2; the reason has been printed.
-func (d *decodeFlags) parse(e *env, fs *flag.FlagSet, args []string) (rest []string, ok bool) {
-	rest, err := parseInterspersed(fs, args)
+// and checks the shared flags. code is the command's exit status when
+// it ends here (0 after -h, 2 on a usage error, whose reason has been
+// printed), else -1.
+func (d *decodeFlags) parse(e *env, fs *flag.FlagSet, args []string) (rest []string, code int) {
+	rest, err := parseInterspersed(fs, args, e.stderr)
 	if err != nil {
-		return nil, false
+		return nil, parseExit(err)
 	}
 	if err := d.check(); err != nil {
 		errorf(e, "", err)
-		return nil, false
+		return nil, exitUsage
 	}
-	return rest, true
+	return rest, -1
 }
 
 func (d *decodeFlags) options() convert.Options {

@@ -52,14 +52,14 @@ type infoThread struct {
 func runInfo(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("info", "INPUT", e.stderr)
 	var df decodeFlags
-	df.add(fs)
+	df.addReading(fs)
 	asJSON := fs.Bool("json", false, "print JSON")
-	inputs, ok := df.parse(e, fs, args)
-	if !ok {
-		return exitUsage
+	inputs, code := df.parse(e, fs, args)
+	if code >= 0 {
+		return code
 	}
 	if len(inputs) != 1 {
-		fs.Usage()
+		usageError(e.stderr, "info", fmt.Sprintf("takes one input, not %d", len(inputs)))
 		return exitUsage
 	}
 	in := inputs[0]
