@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
@@ -52,6 +54,11 @@ func (d *decodeFlags) addReading(fs *flag.FlagSet) {
 }
 
 func (d *decodeFlags) check() error {
+	for _, v := range d.views {
+		if !slices.Contains(batch.Views(), v) {
+			return fmt.Errorf("%w: unknown view %q (known: %s)", errUsage, v, strings.Join(batch.Views(), ", "))
+		}
+	}
 	if d.refSize != 0 && d.refSize != 4 && d.refSize != 8 {
 		return fmt.Errorf("%w: --ref-size must be 4 or 8", errUsage)
 	}

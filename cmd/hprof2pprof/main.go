@@ -6,7 +6,8 @@
 //	hprof2pprof capture [flags] PID...     heap dumps of running JVMs
 //
 // Exit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated
-// input: everything before the damage was written); capture also 4-7.
+// input: everything before the damage was written; or a view asked for
+// is missing, the others written); capture also 4-7.
 package main
 
 import (
@@ -87,7 +88,7 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nexit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated input; push: some views stored, others not)")
+	fmt.Fprintln(w, "\nexit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated input, or a view asked for missing; push: some views stored, others not)")
 	fmt.Fprintln(w, "run 'hprof2pprof COMMAND -h' for a command's flags and examples; 'hprof2pprof --version' for the build")
 }
 

@@ -110,6 +110,9 @@ type run struct {
 // open prepares the destination for every input and opens the format's
 // writer.
 func open(j Job) (*run, error) {
+	if err := checkViews(&j); err != nil {
+		return nil, err
+	}
 	if j.Dir != "" {
 		if err := os.MkdirAll(j.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("%s: %w", j.Dir, err)
@@ -165,6 +168,9 @@ type decoded struct {
 	g     *graph.Graph
 	views []string
 	start time.Time
+	// missing says which views asked for the input lacks ("" none):
+	// those it has are written, and the input is partial.
+	missing string
 }
 
 // run converts every input with j.Workers workers.
@@ -289,10 +295,11 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 	if len(views) == 0 && len(r.j.Views) == 0 {
 		return fail(fmt.Errorf("no record in this input makes a view: nothing to write (hprof2pprof info lists its records)"))
 	}
+	missing := missingViews(g, r.j.Views, views)
 	if len(views) == 0 {
-		return fail(fmt.Errorf("no %s view in this input (it has: %s)", strings.Join(r.j.Views, ", "), strings.Join(ViewNames(g), ", ")))
+		return fail(errors.New(missing))
 	}
-	return &decoded{g: g, views: views, start: start}
+	return &decoded{g: g, views: views, start: start, missing: missing}
 }
 
 // decode reads input i, reporting bytes read and phases as events; a
@@ -346,17 +353,29 @@ func (r *run) write(ctx context.Context, i int, d *decoded) {
 		return
 	}
 	res.Status = StatusOK
+	if d.missing != "" {
+		res.Status, res.Reason = StatusPartial, d.missing
+		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: errors.New(d.missing)})
+	}
 	if d.g.Damage != nil {
-		res.Status, res.Reason = StatusPartial, d.g.Lost
+		res.Status, res.Reason = StatusPartial, joinReasons(d.missing, d.g.Lost)
 		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("partial: %s", d.g.Lost)})
 	}
 	r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res, Bytes: d.g.Source.Bytes})
 	if r.resuming && in.Path != "-" {
-		m := &doneMark{Input: in.Path, Size: in.Size, ModTime: in.ModTime, Options: r.j.Shape, Status: res.Status, Lost: d.g.Lost, Outputs: wrote}
+		m := &doneMark{Input: in.Path, Size: in.Size, ModTime: in.ModTime, Options: r.j.Shape, Status: res.Status, Lost: res.Reason, Outputs: wrote}
 		if err := writeMark(markPath(r.dst, in), m); err != nil {
 			r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("recording the outputs as complete: %w", err)})
 		}
 	}
+}
+
+// joinReasons joins the reasons an input is partial.
+func joinReasons(a, b string) string {
+	if a == "" {
+		return b
+	}
+	return a + "; " + b
 }
 
 // SelectViews returns the views of g to write: those asked for that it
