@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -218,7 +217,7 @@ func exitCode(err error) int {
 // status.
 func (c *convertCmd) summarize(e *env, s *batch.Summary, isBatch bool) int {
 	if isBatch && !c.df.quiet {
-		printSummary(e.stderr, s)
+		s.WriteText(e.stderr)
 	}
 	if c.bf.summaryPath != "" {
 		if err := s.Write(c.bf.summaryPath); err != nil {
@@ -227,28 +226,6 @@ func (c *convertCmd) summarize(e *env, s *batch.Summary, isBatch bool) int {
 		}
 	}
 	return s.Exit
-}
-
-// printSummary writes the summary for a person: the counts, then each
-// input that did not convert fully with its reason.
-func printSummary(w io.Writer, s *batch.Summary) {
-	fmt.Fprintf(w, "summary: %d inputs: %d ok, %d partial, %d failed, %d up to date; %s read in %s",
-		s.Inputs, s.OK, s.Partial, s.Failed, s.Skipped, human(s.Bytes), time.Duration(s.Seconds*float64(time.Second)).Round(time.Millisecond))
-	if s.Shard != "" {
-		fmt.Fprintf(w, " (shard %s)", s.Shard)
-	}
-	fmt.Fprintln(w)
-	for _, r := range s.Files {
-		switch {
-		case r.Status == batch.StatusFailed || r.Status == batch.StatusPartial:
-			fmt.Fprintf(w, "  %s %s: %s\n", r.Status, r.Input, r.Reason)
-		case r.Status == batch.StatusSkipped && r.Previous == batch.StatusPartial:
-			fmt.Fprintf(w, "  partial (earlier run) %s: %s\n", r.Input, r.Reason)
-		}
-	}
-	if s.Error != "" {
-		fmt.Fprintf(w, "  failed closing the output: %s\n", s.Error)
-	}
 }
 
 // shapingFlags names the format and every flag given that changes what

@@ -2,6 +2,8 @@ package batch
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"time"
 )
@@ -71,4 +73,40 @@ func (s *Summary) Write(path string) error {
 		_, err := f.Write(append(data, '\n'))
 		return err
 	})
+}
+
+// WriteText writes the summary for a person: the counts, then each input
+// that did not convert fully with its reason.
+func (s *Summary) WriteText(w io.Writer) {
+	fmt.Fprintf(w, "summary: %d inputs: %d ok, %d partial, %d failed, %d up to date; %s read in %s",
+		s.Inputs, s.OK, s.Partial, s.Failed, s.Skipped, HumanBytes(s.Bytes), time.Duration(s.Seconds*float64(time.Second)).Round(time.Millisecond))
+	if s.Shard != "" {
+		fmt.Fprintf(w, " (shard %s)", s.Shard)
+	}
+	fmt.Fprintln(w)
+	for _, r := range s.Files {
+		switch {
+		case r.Status == StatusFailed || r.Status == StatusPartial:
+			fmt.Fprintf(w, "  %s %s: %s\n", r.Status, r.Input, r.Reason)
+		case r.Status == StatusSkipped && r.Previous == StatusPartial:
+			fmt.Fprintf(w, "  partial (earlier run) %s: %s\n", r.Input, r.Reason)
+		}
+	}
+	if s.Error != "" {
+		fmt.Fprintf(w, "  failed closing the output: %s\n", s.Error)
+	}
+}
+
+// HumanBytes is n in binary units for a person: "512 B", "1.5 MiB".
+func HumanBytes(n int64) string {
+	const unit = 1024
+	if n < unit {
+		return fmt.Sprintf("%d B", n)
+	}
+	div, exp := int64(unit), 0
+	for m := n / unit; m >= unit; m /= unit {
+		div *= unit
+		exp++
+	}
+	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }
