@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -211,10 +213,47 @@ func TestUsageErrorsAreOneLine(t *testing.T) {
 			}
 		}
 	}
-	_, help := runCLI(t, "info", "-h")
-	for _, f := range []string{"-view", "-spill-dir", "-retained-memory"} {
-		if strings.Contains(help, "  "+f+" ") || strings.Contains(help, "  "+f+"\n") {
-			t.Errorf("info -h lists %s, which means nothing to info", f)
+	// info writes no view: its -view says what it does there.
+	if _, help := runCLI(t, "info", "-h"); !strings.Contains(help, "views to describe") || strings.Contains(help, "views to write") {
+		t.Errorf("info -h does not say what -view does for info:\n%s", help)
+	}
+}
+
+// TestDamageMessages: the exit status and the message of a damaged
+// input agree, an offset is said once, and what was lost reads as lost.
+func TestDamageMessages(t *testing.T) {
+	dir := t.TempDir()
+	cut := func(name string, n int) string {
+		data, err := os.ReadFile(filepath.Join("../../testdata", name))
+		if err != nil {
+			t.Fatal(err)
 		}
+		p := filepath.Join(dir, strconv.Itoa(n)+"-"+name)
+		os.WriteFile(p, data[:n], 0o644)
+		return p
+	}
+	// Cut before any view is complete: nothing is written, so the input
+	// failed.
+	code, stderr := runCLI(t, "convert", "-d", dir, cut("jdk17-zoo-live.hprof", 100000))
+	if code != exitFailure || strings.Contains(stderr, "partial") || !strings.Contains(stderr, "nothing written") {
+		t.Errorf("cut at 100 kB: exit %d, stderr %q; want 1 and nothing written, not partial", code, stderr)
+	}
+	var stdout bytes.Buffer
+	var errs bytes.Buffer
+	code = run(context.Background(), []string{"info", "-q", cut("jdk17-zoo-live.hprof", 3000000)}, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &errs})
+	if code != exitPartial || regexp.MustCompile(`at byte \d+ at byte`).MatchString(stdout.String()+errs.String()) {
+		t.Errorf("info on a cut dump: exit %d, an offset said twice:\n%s%s", code, stdout.String(), errs.String())
+	}
+	// A report whose writer was killed after its header.
+	killed := cut("cpu-samples.cpuwork.jdk17.txt", 36449) // before CPU SAMPLES BEGIN
+	for _, args := range [][]string{{"info", "-q", killed}, {"convert", "-q", "-d", dir, killed}} {
+		if _, stderr := runCLI(t, args...); !strings.Contains(stderr, "lost: everything the writer had not flushed") {
+			t.Errorf("%v: %q does not say what was lost as lost", args, stderr)
+		}
+	}
+	stdout.Reset()
+	run(context.Background(), []string{"info", "-q", "../../testdata/heap-dump.allocwork.jdk17.txt.gz"}, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &errs})
+	if !strings.Contains(stdout.String(), "bytes:       2735925 inflated (the gzip file holds 290040)\n") {
+		t.Errorf("info on a .gz does not say its bytes are inflated, and the file's size:\n%s", stdout.String())
 	}
 }

@@ -33,15 +33,7 @@ type decodeFlags struct {
 }
 
 func (d *decodeFlags) add(fs *flag.FlagSet) {
-	d.addReading(fs)
 	fs.Var(&d.views, "view", "views to write, comma-separated: cpu, alloc, heap, threads, cputime, monitor, cpuold, retained (default: every view the input holds except retained)")
-	fs.Var(&d.retainedMemory, "retained-memory", "the retained view's graph spills to disk when it would take more than this: 2GiB, 0 (always spill) or auto (half of --max-memory)")
-	fs.StringVar(&d.spillDir, "spill-dir", "", "`DIR` the retained view spills to, and where a bzip2 or single-stream gzip input is kept decompressed for the passes that read it again; on a disk rather than tmpfs (default: $TMPDIR or /tmp)")
-}
-
-// addReading adds the flags that shape how any input is read: all that
-// info takes.
-func (d *decodeFlags) addReading(fs *flag.FlagSet) {
 	fs.DurationVar(&d.interval, "interval", graph.DefaultCPUInterval, "CPU sampling interval the hprof agent used (the file does not record it)")
 	fs.IntVar(&d.dump, "dump", 0, "use dump N (1-based) of a file holding several (default: heap/alloc from the last complete dump, CPU summed)")
 	fs.IntVar(&d.refSize, "ref-size", 0, "reference size in bytes for heap sizes: 4 or 8 (default: detected)")
@@ -51,6 +43,8 @@ func (d *decodeFlags) addReading(fs *flag.FlagSet) {
 	d.maxMemory.auto = true
 	fs.Var(&d.maxMemory, "max-memory", "stop with an error when the heap grows past this size: 4GiB, 512MiB, 0 (no limit) or auto (3/4 of the memory available)")
 	d.retainedMemory.auto = true
+	fs.Var(&d.retainedMemory, "retained-memory", "the retained view's graph spills to disk when it would take more than this: 2GiB, 0 (always spill) or auto (half of --max-memory)")
+	fs.StringVar(&d.spillDir, "spill-dir", "", "`DIR` the retained view spills to, and where a bzip2 or single-stream gzip input is kept decompressed for the passes that read it again; on a disk rather than tmpfs (default: $TMPDIR or /tmp)")
 }
 
 func (d *decodeFlags) check() error {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
 
 // ErrUsage marks an error in how a job was described (a bad glob or
@@ -285,12 +286,8 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 	}
 	views := SelectViews(g, r.j.Views)
 	if len(views) == 0 && g.Damage != nil {
-		// Damaged before any view was complete: nothing to write, but
-		// the input was read as far as it goes.
-		res.Status, res.Reason, res.Seconds = StatusPartial, "nothing complete to write; "+g.Lost, time.Since(start).Seconds()
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("partial: nothing complete to write; %s", g.Lost)})
-		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res, Bytes: g.Source.Bytes})
-		return nil
+		// Damaged before any view was complete: nothing to write.
+		return fail(fmt.Errorf("nothing written: the input is damaged before any view is complete; %s", Lost(g.Lost)))
 	}
 	if len(views) == 0 && len(r.j.Views) == 0 {
 		return fail(fmt.Errorf("no record in this input makes a view: nothing to write (hprof2pprof info lists its records)"))
@@ -353,13 +350,12 @@ func (r *run) write(ctx context.Context, i int, d *decoded) {
 		return
 	}
 	res.Status = StatusOK
-	if d.missing != "" {
-		res.Status, res.Reason = StatusPartial, d.missing
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: errors.New(d.missing)})
-	}
 	if d.g.Damage != nil {
-		res.Status, res.Reason = StatusPartial, joinReasons(d.missing, d.g.Lost)
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("partial: %s", d.g.Lost)})
+		res.Reason = Lost(d.g.Lost)
+	}
+	if res.Reason = joinReasons(d.missing, res.Reason); res.Reason != "" {
+		res.Status = StatusPartial
+		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: errors.New("partial, " + res.Reason)})
 	}
 	r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res, Bytes: d.g.Source.Bytes})
 	if r.resuming && in.Path != "-" {
@@ -370,10 +366,26 @@ func (r *run) write(ctx context.Context, i int, d *decoded) {
 	}
 }
 
+// Lost says what a damaged input lost (graph.Graph.Lost) as lost.
+func Lost(lost string) string { return "lost: " + lost }
+
+// Damage is why decoding stopped (graph.Graph.Damage) for a person: a
+// format error whose message names its own offset is not given a second.
+func Damage(err error) string {
+	var fe *hprof.FormatError
+	if errors.As(err, &fe) && err == error(fe) && strings.Contains(fe.Msg, " at byte ") {
+		if fe.Record == "" {
+			return fe.Msg
+		}
+		return fe.Record + ": " + fe.Msg
+	}
+	return Message(err)
+}
+
 // joinReasons joins the reasons an input is partial.
 func joinReasons(a, b string) string {
-	if a == "" {
-		return b
+	if a == "" || b == "" {
+		return a + b
 	}
 	return a + "; " + b
 }
