@@ -343,6 +343,9 @@ func (r *run) write(ctx context.Context, i int, d *decoded) {
 		r.emit(Event{Kind: Wrote, Index: i, Input: in, Path: p})
 	}
 	defer func() { res.Seconds = time.Since(d.start).Seconds() }()
+	if err != nil && readOnly(err) && r.dst.Dir == "" && r.dst.Out == "" {
+		err = fmt.Errorf("%w: the outputs go beside the input; write them elsewhere with -d DIR", err)
+	}
 	if err != nil {
 		res.Status, res.Reason = StatusFailed, message(err)
 		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err})
