@@ -258,23 +258,3 @@ func TestDamageMessages(t *testing.T) {
 	}
 }
 
-// TestReadOnlyFolderSuggestsDir: converting beside an input in a folder
-// that cannot be written to names the folder and suggests -d.
-func TestReadOnlyFolderSuggestsDir(t *testing.T) {
-	if os.Geteuid() == 0 {
-		t.Skip("root writes in a read-only folder; internal/batch's TestReadOnlyInputFolder makes the folder read-only through its hook")
-	}
-	dir := t.TempDir()
-	data, err := os.ReadFile("../../testdata/cpu-samples.cpuwork.jdk17.hprof")
-	if err != nil {
-		t.Fatal(err)
-	}
-	in := filepath.Join(dir, "java_pid1.hprof")
-	os.WriteFile(in, data, 0o644)
-	os.Chmod(dir, 0o555)
-	defer os.Chmod(dir, 0o755)
-	code, stderr := runCLI(t, "convert", in)
-	if code != exitFailure || !strings.Contains(stderr, "cannot write in "+dir) || !strings.Contains(stderr, "-d DIR") {
-		t.Errorf("exit %d, stderr %q: want 1, the folder named and -d suggested", code, stderr)
-	}
-}

@@ -63,7 +63,7 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 	opts := c.df.options()
 	applyMemoryLimit(opts.MaxMemory)
 	c.fo.FoldedTypes = c.folded
-	v := &convertView{e: e, quiet: c.df.quiet, mode: c.bf.progress, interval: c.bf.interval}
+	v := &convertView{e: e, quiet: c.df.quiet, mode: c.bf.progress, interval: c.bf.interval, listed: isBatch && !c.df.quiet}
 	s, err := batch.Run(ctx, batch.Job{
 		Inputs: all, Shard: c.sh, Out: c.out, Dir: c.dir, Views: c.df.views,
 		Format: c.format, FormatOptions: c.fo, Workers: c.bf.workers, Force: c.bf.force,
@@ -91,6 +91,11 @@ type convertView struct {
 	t        *tracker
 	log      *env         // stderr is the tracker's log
 	tracks   []*fileTrack // by input index
+	// listed: the summary lists why each input failed, was partial or
+	// skipped, so the problems that made its status are not also
+	// printed as they come; ended marks the inputs Finished.
+	listed bool
+	ended  []bool
 }
 
 func (v *convertView) event(ev batch.Event) {
@@ -98,7 +103,7 @@ func (v *convertView) event(ev batch.Event) {
 	case batch.Planned:
 		v.t = newTracker(v.e.stderr, v.mode, v.interval, ev.Inputs)
 		v.log = &env{stderr: v.t.log()}
-		v.tracks = make([]*fileTrack, len(ev.Inputs))
+		v.tracks, v.ended = make([]*fileTrack, len(ev.Inputs)), make([]bool, len(ev.Inputs))
 	case batch.Skipped:
 		v.t.begin(ev.Input, false).end(false, 0)
 		v.say("up to date: %s\n", ev.Input.Path)
@@ -111,8 +116,11 @@ func (v *convertView) event(ev batch.Event) {
 	case batch.Wrote:
 		v.say("wrote %s\n", ev.Path)
 	case batch.Problem:
-		errorf(v.log, ev.Input.Path, ev.Err)
+		if !v.listed || v.ended[ev.Index] {
+			errorf(v.log, ev.Input.Path, ev.Err)
+		}
 	case batch.Finished:
+		v.ended[ev.Index] = true
 		v.tracks[ev.Index].end(ev.Result.Status == batch.StatusFailed, ev.Bytes)
 	}
 }

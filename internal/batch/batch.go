@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -162,6 +163,9 @@ const (
 	StatusPartial = "partial"
 	StatusFailed  = "failed"
 	StatusSkipped = "skipped" // up to date from an earlier run
+	// StatusUnreadable: a directory under a directory argument that
+	// could not be listed; it is skipped, the job goes on.
+	StatusUnreadable = "unreadable"
 )
 
 // decoded is an input read into a graph, waiting for its writer.
@@ -267,7 +271,17 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 		}
 	}
 	start := time.Now()
-	r.emit(Event{Kind: Started, Index: i, Input: in, Compressed: isCompressed(in.Path)})
+	r.emit(Event{Kind: Started, Index: i, Input: in, Compressed: in.Unlisted == nil && isCompressed(in.Path)})
+	if in.Unlisted != nil {
+		why := in.Unlisted
+		if pe := (*fs.PathError)(nil); errors.As(why, &pe) && pe.Path == in.Path {
+			why = pe.Err // the path is the input's own
+		}
+		res.Status, res.Reason = StatusUnreadable, "cannot list it: "+message(why)
+		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("directory skipped, %s", res.Reason)})
+		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res})
+		return nil
+	}
 	fail := func(err error) *decoded {
 		res.Status, res.Reason, res.Seconds = StatusFailed, message(err), time.Since(start).Seconds()
 		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err})

@@ -12,17 +12,20 @@ import (
 // exit status the job calls for (ExitOK, ExitFailure, ExitPartial). It
 // reads and writes as JSON (Write).
 type Summary struct {
-	Shard   string   `json:"shard,omitempty"` // "i/n" when sharded
-	Format  string   `json:"format"`
-	Inputs  int      `json:"inputs"`
-	OK      int      `json:"ok"`
-	Partial int      `json:"partial"`
-	Failed  int      `json:"failed"`
-	Skipped int      `json:"skipped"` // up to date from an earlier run
-	Bytes   int64    `json:"bytes"`   // input bytes converted (skipped ones not counted)
-	Seconds float64  `json:"seconds"`
-	Exit    int      `json:"exit"`
-	Files   []Result `json:"files"`
+	Shard   string `json:"shard,omitempty"` // "i/n" when sharded
+	Format  string `json:"format"`
+	Inputs  int    `json:"inputs"`
+	OK      int    `json:"ok"`
+	Partial int    `json:"partial"`
+	Failed  int    `json:"failed"`
+	Skipped int    `json:"skipped"` // up to date from an earlier run
+	// Unreadable counts the directories under a directory argument that
+	// could not be listed (skipped; not in Inputs).
+	Unreadable int      `json:"unreadable,omitempty"`
+	Bytes      int64    `json:"bytes"` // input bytes converted (skipped ones not counted)
+	Seconds    float64  `json:"seconds"`
+	Exit       int      `json:"exit"`
+	Files      []Result `json:"files"`
 	// Outputs are files the format wrote when it closed (gathered
 	// output such as Parquet tables); per-input outputs are in Files.
 	Outputs []string `json:"outputs,omitempty"`
@@ -34,6 +37,9 @@ func newSummary(results []Result, elapsed time.Duration) *Summary {
 	s := &Summary{Inputs: len(results), Files: results, Seconds: elapsed.Seconds()}
 	for _, r := range results {
 		switch r.Status {
+		case StatusUnreadable:
+			s.Unreadable++
+			s.Inputs--
 		case StatusOK:
 			s.OK++
 		case StatusPartial:
@@ -80,6 +86,9 @@ func (s *Summary) Write(path string) error {
 func (s *Summary) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "summary: %d inputs: %d ok, %d partial, %d failed, %d up to date; %s read in %s",
 		s.Inputs, s.OK, s.Partial, s.Failed, s.Skipped, HumanBytes(s.Bytes), time.Duration(s.Seconds*float64(time.Second)).Round(time.Millisecond))
+	if s.Unreadable > 0 {
+		fmt.Fprintf(w, "; %d unreadable %s skipped", s.Unreadable, plural(s.Unreadable, "directory", "directories"))
+	}
 	if s.Shard != "" {
 		fmt.Fprintf(w, " (shard %s)", s.Shard)
 	}
@@ -88,6 +97,8 @@ func (s *Summary) WriteText(w io.Writer) {
 		switch {
 		case r.Status == StatusFailed || r.Status == StatusPartial:
 			fmt.Fprintf(w, "  %s %s: %s\n", r.Status, r.Input, r.Reason)
+		case r.Status == StatusUnreadable:
+			fmt.Fprintf(w, "  skipped directory %s: %s\n", r.Input, r.Reason)
 		case r.Status == StatusSkipped && r.Previous == StatusPartial:
 			fmt.Fprintf(w, "  partial (earlier run) %s: %s\n", r.Input, r.Reason)
 		}
@@ -109,4 +120,11 @@ func HumanBytes(n int64) string {
 		exp++
 	}
 	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
