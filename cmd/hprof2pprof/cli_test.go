@@ -257,4 +257,3 @@ func TestDamageMessages(t *testing.T) {
 		t.Errorf("info on a .gz does not say its bytes are inflated, and the file's size:\n%s", stdout.String())
 	}
 }
-
