@@ -166,6 +166,9 @@ const (
 	// StatusUnreadable: a directory under a directory argument that
 	// could not be listed; it is skipped, the job goes on.
 	StatusUnreadable = "unreadable"
+	// StatusNotInput: a file found in a directory whose content is no
+	// input this tool reads (a README, a CSV); it is skipped.
+	StatusNotInput = "not-input"
 )
 
 // decoded is an input read into a graph, waiting for its writer.
@@ -292,6 +295,12 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 		return fail(errors.New("interrupted"))
 	}
 	g, err := r.decode(ctx, i)
+	if err != nil && in.InDir && errors.Is(err, convert.ErrNotHPROF) && !namedAsDump(in.Path) {
+		// Found beside the dumps, and no input at all: skipped.
+		res.Status, res.Reason, res.Seconds = StatusNotInput, message(err), time.Since(start).Seconds()
+		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res})
+		return nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("interrupted: %w", err)

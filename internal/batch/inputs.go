@@ -30,6 +30,10 @@ type Input struct {
 	Rel     string
 	Size    int64 // -1 when unknown (standard input)
 	ModTime time.Time
+	// InDir: the input was found by walking a directory argument, not
+	// named; if its content is no input this tool reads, and its name
+	// does not say it is a dump, the job skips it (StatusNotInput).
+	InDir bool
 	// Unlisted, when set, is why this directory under a directory
 	// argument could not be listed: the job reads nothing of it and
 	// reports it as unreadable.
@@ -151,7 +155,7 @@ func walk(dir string, sel Selection, skip string) ([]Input, error) {
 		if err != nil && rel != "." && d != nil && d.IsDir() {
 			// A directory that cannot be listed (a lost+found) is
 			// skipped; the job reports it and goes on.
-			found = append(found, Input{Path: p, Key: rel, Rel: rel, Unlisted: err})
+			found = append(found, Input{Path: p, Key: rel, Rel: rel, InDir: true, Unlisted: err})
 			return filepath.SkipDir
 		}
 		if err != nil {
@@ -180,10 +184,17 @@ func walk(dir string, sel Selection, skip string) ([]Input, error) {
 		if err != nil {
 			return err
 		}
-		found = append(found, Input{Path: p, Key: rel, Rel: rel, Size: info.Size(), ModTime: info.ModTime()})
+		found = append(found, Input{Path: p, Key: rel, Rel: rel, Size: info.Size(), ModTime: info.ModTime(), InDir: true})
 		return nil
 	})
 	return found, err
+}
+
+// namedAsDump reports whether a file's name says it is an HPROF file or
+// report ("java_pid1.hprof", "dump.hprof.gz", "java.hprof.txt"): such a
+// file that is not one is damaged, not something else.
+func namedAsDump(path string) bool {
+	return strings.Contains(strings.ToLower(filepath.Base(path)), "hprof")
 }
 
 // nameOutputs drops the compression suffix from each input's Rel

@@ -21,11 +21,14 @@ type Summary struct {
 	Skipped int    `json:"skipped"` // up to date from an earlier run
 	// Unreadable counts the directories under a directory argument that
 	// could not be listed (skipped; not in Inputs).
-	Unreadable int      `json:"unreadable,omitempty"`
-	Bytes      int64    `json:"bytes"` // input bytes converted (skipped ones not counted)
-	Seconds    float64  `json:"seconds"`
-	Exit       int      `json:"exit"`
-	Files      []Result `json:"files"`
+	Unreadable int `json:"unreadable,omitempty"`
+	// NotInputs counts the files found in directories whose content is
+	// no input this tool reads (skipped; not in Inputs).
+	NotInputs int      `json:"not_inputs,omitempty"`
+	Bytes     int64    `json:"bytes"` // input bytes converted (skipped ones and not-inputs not counted)
+	Seconds   float64  `json:"seconds"`
+	Exit      int      `json:"exit"`
+	Files     []Result `json:"files"`
 	// Outputs are files the format wrote when it closed (gathered
 	// output such as Parquet tables); per-input outputs are in Files.
 	Outputs []string `json:"outputs,omitempty"`
@@ -40,6 +43,9 @@ func newSummary(results []Result, elapsed time.Duration) *Summary {
 		case StatusUnreadable:
 			s.Unreadable++
 			s.Inputs--
+		case StatusNotInput:
+			s.NotInputs++
+			s.Inputs--
 		case StatusOK:
 			s.OK++
 		case StatusPartial:
@@ -49,7 +55,7 @@ func newSummary(results []Result, elapsed time.Duration) *Summary {
 		case StatusSkipped:
 			s.Skipped++
 		}
-		if r.Status != StatusSkipped {
+		if r.Status != StatusSkipped && r.Status != StatusNotInput {
 			s.Bytes += r.Bytes
 		}
 	}
@@ -89,6 +95,9 @@ func (s *Summary) WriteText(w io.Writer) {
 	if s.Unreadable > 0 {
 		fmt.Fprintf(w, "; %d unreadable %s skipped", s.Unreadable, plural(s.Unreadable, "directory", "directories"))
 	}
+	if s.NotInputs > 0 {
+		fmt.Fprintf(w, "; %d %s skipped: not HPROF", s.NotInputs, plural(s.NotInputs, "file", "files"))
+	}
 	if s.Shard != "" {
 		fmt.Fprintf(w, " (shard %s)", s.Shard)
 	}
@@ -97,6 +106,8 @@ func (s *Summary) WriteText(w io.Writer) {
 		switch {
 		case r.Status == StatusFailed || r.Status == StatusPartial:
 			fmt.Fprintf(w, "  %s %s: %s\n", r.Status, r.Input, r.Reason)
+		case r.Status == StatusNotInput:
+			fmt.Fprintf(w, "  skipped %s: %s\n", r.Input, r.Reason)
 		case r.Status == StatusUnreadable:
 			fmt.Fprintf(w, "  skipped directory %s: %s\n", r.Input, r.Reason)
 		case r.Status == StatusSkipped && r.Previous == StatusPartial:

@@ -86,3 +86,28 @@ func TestReadOnlyFolderSuggestsDir(t *testing.T) {
 		t.Errorf("exit %d, stderr %q: want 1, the folder named and -d suggested", code, stderr)
 	}
 }
+
+// TestDumpFolderWithOtherFiles: in a directory, files that are no input
+// (a README, a CSV) are skipped and listed once in the summary; a file
+// named as a dump that is not one fails; every path is printed once.
+// Named on the command line, a README is an error.
+func TestDumpFolderWithOtherFiles(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "dumps")
+	copyFile(t, testdata("cpu-samples.cpuwork.jdk17.hprof"), filepath.Join(in, "java_pid1.hprof"), 0)
+	writeFile(t, filepath.Join(in, "README.md"), []byte("# Dumps\n\nTaken on the night of the outage.\n"))
+	writeFile(t, filepath.Join(in, "gc.csv"), []byte("time,heap\n1,200\n2,300\n"))
+	writeFile(t, filepath.Join(in, "broken.hprof"), []byte("not a dump at all\n"))
+	code, stderr := runBin(t, "convert", "-d", filepath.Join(dir, "out"), in)
+	if code != exitFailure || !strings.Contains(stderr, "summary: 2 inputs: 1 ok, 0 partial, 1 failed, 0 up to date; ") || !strings.Contains(stderr, "; 2 files skipped: not HPROF\n") {
+		t.Errorf("exit %d, want 1 (broken.hprof) and two files skipped:\n%s", code, stderr)
+	}
+	for _, f := range []string{"README.md", "gc.csv", "broken.hprof"} {
+		if n := strings.Count(stderr, filepath.Join(in, f)); n != 1 {
+			t.Errorf("%s printed %d times, want once:\n%s", f, n, stderr)
+		}
+	}
+	if code, stderr := runBin(t, "convert", "-d", filepath.Join(dir, "out"), filepath.Join(in, "README.md")); code != exitFailure || !strings.Contains(stderr, "not an HPROF file") {
+		t.Errorf("README.md named: exit %d, want 1, not an HPROF file:\n%s", code, stderr)
+	}
+}
