@@ -276,13 +276,7 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 	start := time.Now()
 	r.emit(Event{Kind: Started, Index: i, Input: in, Compressed: in.Unlisted == nil && isCompressed(in.Path)})
 	if in.Unlisted != nil {
-		why := in.Unlisted
-		if pe := (*fs.PathError)(nil); errors.As(why, &pe) && pe.Path == in.Path {
-			why = pe.Err // the path is the input's own
-		}
-		res.Status, res.Reason = StatusUnreadable, "cannot list it: "+message(why)
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("directory skipped, %s", res.Reason)})
-		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res})
+		r.skipUnlisted(i)
 		return nil
 	}
 	fail := func(err error) *decoded {
@@ -307,19 +301,23 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 		}
 		return fail(err)
 	}
-	views := SelectViews(g, r.j.Views)
-	if len(views) == 0 && g.Damage != nil {
-		// Damaged before any view was complete: nothing to write.
-		return fail(fmt.Errorf("nothing written: the input is damaged before any view is complete; %s", Lost(g.Lost)))
-	}
-	if len(views) == 0 && len(r.j.Views) == 0 {
-		return fail(fmt.Errorf("no record in this input makes a view: nothing to write (hprof2pprof info lists its records)"))
-	}
-	missing := missingViews(g, r.j.Views, views)
-	if len(views) == 0 {
-		return fail(errors.New(missing))
+	views, missing, err := viewsToWrite(g, r.j.Views)
+	if err != nil {
+		return fail(err)
 	}
 	return &decoded{g: g, views: views, start: start, missing: missing}
+}
+
+// skipUnlisted settles input i, a directory that could not be listed.
+func (r *run) skipUnlisted(i int) {
+	in, res := r.inputs[i], &r.results[i]
+	why := in.Unlisted
+	if pe := (*fs.PathError)(nil); errors.As(why, &pe) && pe.Path == in.Path {
+		why = pe.Err // the path is the input's own
+	}
+	res.Status, res.Reason = StatusUnreadable, "cannot list it: "+message(why)
+	r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("directory skipped, %s", res.Reason)})
+	r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res})
 }
 
 // decode reads input i, reporting bytes read and phases as events; a

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -75,4 +76,20 @@ func checkViews(j *Job) error {
 		return fmt.Errorf("%w: the retained view reads its input twice (the objects, then the references for the dominator tree), and standard input cannot be read twice: name a file", ErrUsage)
 	}
 	return nil
+}
+
+// viewsToWrite returns the views of g to write and which views asked for
+// it lacks ("" none), or why there is nothing to write.
+func viewsToWrite(g *graph.Graph, asked []string) (views []string, missing string, err error) {
+	views = SelectViews(g, asked)
+	missing = missingViews(g, asked, views)
+	switch {
+	case len(views) > 0:
+		return views, missing, nil
+	case g.Damage != nil:
+		return nil, "", fmt.Errorf("nothing written: the input is damaged before any view is complete; %s", Lost(g.Lost))
+	case len(asked) == 0:
+		return nil, "", fmt.Errorf("no record in this input makes a view: nothing to write (hprof2pprof info lists its records)")
+	}
+	return nil, "", errors.New(missing)
 }
