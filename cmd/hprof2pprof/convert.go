@@ -92,10 +92,9 @@ type convertView struct {
 	log      *env         // stderr is the tracker's log
 	tracks   []*fileTrack // by input index
 	// listed: the summary lists why each input failed, was partial or
-	// skipped, so the problems that made its status are not also
-	// printed as they come; ended marks the inputs Finished.
+	// skipped, so the problems that gave it its status are not also
+	// printed as they come.
 	listed bool
-	ended  []bool
 }
 
 func (v *convertView) event(ev batch.Event) {
@@ -103,7 +102,7 @@ func (v *convertView) event(ev batch.Event) {
 	case batch.Planned:
 		v.t = newTracker(v.e.stderr, v.mode, v.interval, ev.Inputs)
 		v.log = &env{stderr: v.t.log()}
-		v.tracks, v.ended = make([]*fileTrack, len(ev.Inputs)), make([]bool, len(ev.Inputs))
+		v.tracks = make([]*fileTrack, len(ev.Inputs))
 	case batch.Skipped:
 		v.t.begin(ev.Input, false).end(false, 0)
 		v.say("up to date: %s\n", ev.Input.Path)
@@ -116,11 +115,10 @@ func (v *convertView) event(ev batch.Event) {
 	case batch.Wrote:
 		v.say("wrote %s\n", ev.Path)
 	case batch.Problem:
-		if !v.listed || v.ended[ev.Index] {
+		if !v.listed || ev.Result == nil {
 			errorf(v.log, ev.Input.Path, ev.Err)
 		}
 	case batch.Finished:
-		v.ended[ev.Index] = true
 		v.tracks[ev.Index].end(ev.Result.Status == batch.StatusFailed, ev.Bytes)
 	}
 }

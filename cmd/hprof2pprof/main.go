@@ -7,7 +7,7 @@
 //
 // Exit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated
 // input: everything before the damage was written; or a view asked for
-// is missing, the others written); capture also 4-7.
+// no input has, the others written); capture also 4-7.
 package main
 
 import (

@@ -80,6 +80,7 @@ func Run(ctx context.Context, j Job) (*Summary, error) {
 		cleanStale(r.dst, j.Inputs, r.inputs)
 	}
 	r.run(ctx)
+	r.settleViews()
 	closed, cerr := r.w.Close()
 	for _, p := range closed {
 		r.emit(Event{Kind: Wrote, Index: -1, Path: p})
@@ -107,6 +108,7 @@ type run struct {
 	// rowTurns[i] is closed once input i is read: its heap table rows
 	// are all written (see inTurn).
 	rowTurns []chan struct{}
+	views    viewsFound
 }
 
 // open prepares the destination for every input and opens the format's
@@ -176,15 +178,15 @@ type decoded struct {
 	g     *graph.Graph
 	views []string
 	start time.Time
-	// missing says which views asked for the input lacks ("" none):
-	// those it has are written, and the input is partial.
-	missing string
+	// lacks are the views asked for that the input lacks (viewsFound).
+	lacks []string
 }
 
 // run converts every input with j.Workers workers.
 func (r *run) run(ctx context.Context) {
 	n := len(r.inputs)
 	r.results = make([]Result, n)
+	r.views = viewsFound{found: map[string]bool{}, lacks: make([][]string, n), held: make([][]string, n)}
 	if _, ok := r.w.(objectSinker); ok {
 		r.rowTurns = make([]chan struct{}, n)
 		for i := range r.rowTurns {
@@ -281,7 +283,7 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 	}
 	fail := func(err error) *decoded {
 		res.Status, res.Reason, res.Seconds = StatusFailed, message(err), time.Since(start).Seconds()
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err})
+		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err, Result: res})
 		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res})
 		return nil
 	}
@@ -301,11 +303,11 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 		}
 		return fail(err)
 	}
-	views, missing, err := viewsToWrite(g, r.j.Views)
+	views, lacks, err := viewsToWrite(g, r.j.Views)
 	if err != nil {
 		return fail(err)
 	}
-	return &decoded{g: g, views: views, start: start, missing: missing}
+	return &decoded{g: g, views: views, start: start, lacks: lacks}
 }
 
 // skipUnlisted settles input i, a directory that could not be listed.
@@ -316,7 +318,7 @@ func (r *run) skipUnlisted(i int) {
 		why = pe.Err // the path is the input's own
 	}
 	res.Status, res.Reason = StatusUnreadable, "cannot list it: "+message(why)
-	r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("directory skipped, %s", res.Reason)})
+	r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("directory skipped, %s", res.Reason), Result: res})
 	r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res})
 }
 
@@ -369,17 +371,15 @@ func (r *run) write(ctx context.Context, i int, d *decoded) {
 	}
 	if err != nil {
 		res.Status, res.Reason = StatusFailed, message(err)
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err})
+		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err, Result: res})
 		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res, Bytes: d.g.Source.Bytes})
 		return
 	}
+	r.views.note(i, d.g, d.views, d.lacks)
 	res.Status = StatusOK
 	if d.g.Damage != nil {
-		res.Reason = Lost(d.g.Lost)
-	}
-	if res.Reason = joinReasons(d.missing, res.Reason); res.Reason != "" {
-		res.Status = StatusPartial
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: errors.New("partial, " + res.Reason)})
+		res.Status, res.Reason = StatusPartial, Lost(d.g.Lost)
+		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: errors.New("partial, " + res.Reason), Result: res})
 	}
 	r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res, Bytes: d.g.Source.Bytes})
 	if r.resuming && in.Path != "-" {

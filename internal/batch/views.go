@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 )
@@ -49,19 +50,69 @@ func heldViews(g *graph.Graph) []string {
 	return out
 }
 
-// missingViews says which views asked for g does not have, and which it
-// has; "" when it has them all.
-func missingViews(g *graph.Graph, asked, have []string) string {
+// missingViews lists the views asked for that have does not hold.
+func missingViews(asked, have []string) []string {
 	var missing []string
 	for _, v := range asked {
 		if !slices.Contains(have, v) && !slices.Contains(missing, v) {
 			missing = append(missing, v)
 		}
 	}
-	if len(missing) == 0 {
-		return ""
+	return missing
+}
+
+// noViewText says that an input lacks the views missing, and which it
+// holds.
+func noViewText(missing, held []string) string {
+	return fmt.Sprintf("no %s view in this input (it has: %s)", strings.Join(missing, ", "), strings.Join(held, ", "))
+}
+
+// viewsFound keeps, for a job that names its views, which of them some
+// input had, and which each input lacked: a view no input of the job has
+// is reported once every input is read (settleViews), and one that only
+// some inputs have is not, so --view heap,cpu over a folder of heap
+// dumps and CPU profiles is a success.
+type viewsFound struct {
+	mu    sync.Mutex
+	found map[string]bool
+	// lacks[i] and held[i] are the views asked for that input i lacks,
+	// and the views it holds.
+	lacks, held [][]string
+}
+
+// note records what input i wrote and lacked.
+func (f *viewsFound) note(i int, g *graph.Graph, wrote, lacks []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, v := range wrote {
+		f.found[v] = true
 	}
-	return fmt.Sprintf("no %s view in this input (it has: %s)", strings.Join(missing, ", "), strings.Join(heldViews(g), ", "))
+	if len(lacks) > 0 {
+		f.lacks[i], f.held[i] = lacks, heldViews(g)
+	}
+}
+
+// settleViews makes partial each input written that lacks a view asked
+// for that no input of the job had, saying so.
+func (r *run) settleViews() {
+	f := &r.views
+	for i := range r.results {
+		res := &r.results[i]
+		if res.Status != StatusOK && res.Status != StatusPartial {
+			continue
+		}
+		var none []string
+		for _, v := range f.lacks[i] {
+			if !f.found[v] {
+				none = append(none, v)
+			}
+		}
+		if len(none) > 0 {
+			res.Status, res.Reason = StatusPartial, joinReasons(noViewText(none, f.held[i]), res.Reason)
+			r.emit(Event{Kind: Problem, Index: i, Input: r.inputs[i], Err: errors.New("partial, " + res.Reason), Result: res})
+			r.remark(i)
+		}
+	}
 }
 
 // checkViews is the job's views' error, wrapping ErrUsage: a name that
@@ -78,18 +129,31 @@ func checkViews(j *Job) error {
 	return nil
 }
 
-// viewsToWrite returns the views of g to write and which views asked for
-// it lacks ("" none), or why there is nothing to write.
-func viewsToWrite(g *graph.Graph, asked []string) (views []string, missing string, err error) {
+// viewsToWrite returns the views of g to write and the views asked for
+// that it lacks, or why there is nothing to write.
+func viewsToWrite(g *graph.Graph, asked []string) (views, lacks []string, err error) {
 	views = SelectViews(g, asked)
-	missing = missingViews(g, asked, views)
+	lacks = missingViews(asked, views)
 	switch {
 	case len(views) > 0:
-		return views, missing, nil
+		return views, lacks, nil
 	case g.Damage != nil:
-		return nil, "", fmt.Errorf("nothing written: the input is damaged before any view is complete; %s", Lost(g.Lost))
+		return nil, nil, fmt.Errorf("nothing written: the input is damaged before any view is complete; %s", Lost(g.Lost))
 	case len(asked) == 0:
-		return nil, "", fmt.Errorf("no record in this input makes a view: nothing to write (hprof2pprof info lists its records)")
+		return nil, nil, fmt.Errorf("no record in this input makes a view: nothing to write (hprof2pprof info lists its records)")
 	}
-	return nil, "", errors.New(missing)
+	return nil, nil, errors.New(noViewText(lacks, heldViews(g)))
+}
+
+// remark records input i's settled status in its done mark, if it has
+// one, so that a rerun skipping it reports the same.
+func (r *run) remark(i int) {
+	if !r.resuming || r.inputs[i].Path == "-" {
+		return
+	}
+	p := markPath(r.dst, r.inputs[i])
+	if m := readMark(p); m != nil {
+		m.Status, m.Lost = r.results[i].Status, r.results[i].Reason
+		writeMark(p, m) // as in write: a mark not recorded only costs a rerun
+	}
 }
