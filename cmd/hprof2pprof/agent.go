@@ -91,9 +91,9 @@ func parseAgent(e *env, args []string) (cfg agent.DaemonConfig, code int) {
 	fs.Int64Var(&sc.MaxState, "max-conn-bytes", 64<<20, "memory bound per connection: bytes of strings, classes, frames and traces kept")
 	fs.BoolVar(&af.verbose, "v", false, "debug logging (every window exported)")
 	af.live.add(fs)
-	rest, err := parseInterspersed(fs, args)
+	rest, err := parseInterspersed(fs, args, e.stderr)
 	if err != nil {
-		return cfg, exitUsage
+		return cfg, parseExit(err)
 	}
 	if err := af.check(rest, oo.Client.Endpoint); err != nil {
 		errorf(e, "", err)

@@ -67,9 +67,9 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 	fs.StringVar(&dst.Out, "o", "", "output file for one view, or the name prefix for several ('-': standard output); one PID only")
 	fs.StringVar(&dst.Dir, "d", "", "output directory (default: the current one); files are named <main class>-<pid>-<time>.<view>.pb.gz")
 	format := fs.String("format", "pprof", "output format: "+strings.Join(batch.Formats(), ", "))
-	rest, ok := df.parse(e, fs, args)
-	if !ok {
-		return exitUsage
+	rest, code := df.parse(e, fs, args)
+	if code >= 0 {
+		return code
 	}
 	if cf.list {
 		return listJVMs(e, cf.json)
@@ -83,7 +83,7 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	if len(pids) == 0 {
-		fs.Usage()
+		usageError(e.stderr, "capture", "no PID: name the JVMs to dump (--list shows them)")
 		return exitUsage
 	}
 	ship, code := captureOutputs(e, *format, pf)

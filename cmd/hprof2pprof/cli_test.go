@@ -3,10 +3,12 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/csv"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -158,5 +160,100 @@ func TestStdin(t *testing.T) {
 	}
 	if stdout.Len() < 1000 || stdout.Bytes()[0] != 0x1f {
 		t.Errorf("stdout holds %d bytes, want a gzipped profile", stdout.Len())
+	}
+}
+
+// TestFirstHourMessages: messages a person meets in the first hour say
+// what happened, whole: paths are printed as given, the views listed are
+// the input's own, usage errors are one line.
+func TestFirstHourMessages(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "nope", "java_pid123.hprof")
+	for _, c := range []struct {
+		args []string
+		code int
+		says string
+	}{
+		{[]string{"convert", "-d", dir, missing}, exitFailure, "open " + missing + ": no such file or directory\n"},
+		{[]string{"convert", "-d", dir, "--view", "cpu", "../../testdata/jdk17-zoo-live.hprof"}, exitFailure, "no cpu view in this input (it has: heap, threads)\n"},
+		{[]string{"convert", "-d", dir, "--view", "bogus", "../../testdata/jdk17-zoo-live.hprof"}, exitUsage, `unknown view "bogus" (known: cpu, alloc, heap, threads, cputime, monitor, cpuold, retained)`},
+		{[]string{"convert", "-d", dir, "--view", "heap,cpu", "../../testdata/cpu-samples.cpuwork.jdk17.hprof"}, exitPartial, "no heap view in this input (it has: cpu, threads)\n"},
+		{[]string{"convert", "-d", dir, "--view", "retained", "-"}, exitUsage, "standard input cannot be read twice"},
+	} {
+		code, stderr := runCLI(t, c.args...)
+		if code != c.code || !strings.Contains(stderr, c.says) {
+			t.Errorf("%v: exit %d, want %d; stderr %q should say %q", c.args, code, c.code, stderr, c.says)
+		}
+	}
+}
+
+// TestUsageErrorsAreOneLine: a usage error says what is wrong and where
+// help is, on one line; COMMAND -h is the help, and exits 0.
+func TestUsageErrorsAreOneLine(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"convert"}, "no input"},
+		{[]string{"convert", "--no-such-flag", "x"}, "-no-such-flag"},
+		{[]string{"push", "x.hprof"}, "--endpoint"},
+		{[]string{"info", "a", "b"}, "one input"},
+		{[]string{"info"}, "one input"},
+	} {
+		code, stderr := runCLI(t, c.args...)
+		cmd := c.args[0]
+		if code != exitUsage || strings.Count(stderr, "\n") != 1 || !strings.Contains(stderr, c.says) || !strings.Contains(stderr, "hprof2pprof "+cmd+" -h") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and one line saying %q and 'hprof2pprof %s -h'", c.args, code, stderr, c.says, cmd)
+		}
+	}
+	for _, cmd := range []string{"convert", "info", "push", "agent", "capture"} {
+		for _, h := range []string{"-h", "--help"} {
+			if code, stderr := runCLI(t, cmd, h); code != exitOK || !strings.Contains(stderr, "usage: hprof2pprof "+cmd) {
+				t.Errorf("%s %s: exit %d, want 0 and the help:\n%s", cmd, h, code, stderr)
+			}
+		}
+	}
+	// info writes no view: its -view says what it does there.
+	if _, help := runCLI(t, "info", "-h"); !strings.Contains(help, "views to describe") || strings.Contains(help, "views to write") {
+		t.Errorf("info -h does not say what -view does for info:\n%s", help)
+	}
+}
+
+// TestDamageMessages: the exit status and the message of a damaged
+// input agree, an offset is said once, and what was lost reads as lost.
+func TestDamageMessages(t *testing.T) {
+	dir := t.TempDir()
+	cut := func(name string, n int) string {
+		data, err := os.ReadFile(filepath.Join("../../testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, strconv.Itoa(n)+"-"+name)
+		os.WriteFile(p, data[:n], 0o644)
+		return p
+	}
+	// Cut before any view is complete: nothing is written, so the input
+	// failed.
+	code, stderr := runCLI(t, "convert", "-d", dir, cut("jdk17-zoo-live.hprof", 100000))
+	if code != exitFailure || strings.Contains(stderr, "partial") || !strings.Contains(stderr, "nothing written") {
+		t.Errorf("cut at 100 kB: exit %d, stderr %q; want 1 and nothing written, not partial", code, stderr)
+	}
+	var stdout bytes.Buffer
+	var errs bytes.Buffer
+	code = run(context.Background(), []string{"info", "-q", cut("jdk17-zoo-live.hprof", 3000000)}, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &errs})
+	if code != exitPartial || regexp.MustCompile(`at byte \d+ at byte`).MatchString(stdout.String()+errs.String()) {
+		t.Errorf("info on a cut dump: exit %d, an offset said twice:\n%s%s", code, stdout.String(), errs.String())
+	}
+	// A report whose writer was killed after its header.
+	killed := cut("cpu-samples.cpuwork.jdk17.txt", 36449) // before CPU SAMPLES BEGIN
+	for _, args := range [][]string{{"info", "-q", killed}, {"convert", "-q", "-d", dir, killed}} {
+		if _, stderr := runCLI(t, args...); !strings.Contains(stderr, "lost: everything the writer had not flushed") {
+			t.Errorf("%v: %q does not say what was lost as lost", args, stderr)
+		}
+	}
+	stdout.Reset()
+	run(context.Background(), []string{"info", "-q", "../../testdata/heap-dump.allocwork.jdk17.txt.gz"}, &env{stdin: strings.NewReader(""), stdout: &stdout, stderr: &errs})
+	if !strings.Contains(stdout.String(), "bytes:       2735925 inflated (the gzip file holds 290040)\n") {
+		t.Errorf("info on a .gz does not say its bytes are inflated, and the file's size:\n%s", stdout.String())
 	}
 }

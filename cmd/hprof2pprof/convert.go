@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
 	"runtime"
 	"slices"
@@ -64,7 +63,7 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 	opts := c.df.options()
 	applyMemoryLimit(opts.MaxMemory)
 	c.fo.FoldedTypes = c.folded
-	v := &convertView{e: e, quiet: c.df.quiet, mode: c.bf.progress, interval: c.bf.interval}
+	v := &convertView{e: e, quiet: c.df.quiet, mode: c.bf.progress, interval: c.bf.interval, listed: isBatch && !c.df.quiet}
 	s, err := batch.Run(ctx, batch.Job{
 		Inputs: all, Shard: c.sh, Out: c.out, Dir: c.dir, Views: c.df.views,
 		Format: c.format, FormatOptions: c.fo, Workers: c.bf.workers, Force: c.bf.force,
@@ -92,6 +91,10 @@ type convertView struct {
 	t        *tracker
 	log      *env         // stderr is the tracker's log
 	tracks   []*fileTrack // by input index
+	// listed: the summary lists why each input failed, was partial or
+	// skipped, so the problems that gave it its status are not also
+	// printed as they come.
+	listed bool
 }
 
 func (v *convertView) event(ev batch.Event) {
@@ -112,7 +115,9 @@ func (v *convertView) event(ev batch.Event) {
 	case batch.Wrote:
 		v.say("wrote %s\n", ev.Path)
 	case batch.Problem:
-		errorf(v.log, ev.Input.Path, ev.Err)
+		if !v.listed || ev.Result == nil {
+			errorf(v.log, ev.Input.Path, ev.Err)
+		}
 	case batch.Finished:
 		v.tracks[ev.Index].end(ev.Result.Status == batch.StatusFailed, ev.Bytes)
 	}
@@ -147,12 +152,12 @@ func (c *convertCmd) parse(e *env, args []string) (rest []string, code int) {
 	fs.StringVar(&c.fo.ServiceName, "service-name", "", "service.name of OTLP profiles (default: the input's base name)")
 	fs.StringVar(&c.fo.Tables, "tables", "default",
 		"with --format parquet or arrow: tables to write besides the default ones, comma-separated: objects, refs, strings, roots (the heap dump's objects, references, Strings and GC roots), heap (all four)")
-	args, ok := c.df.parse(e, fs, args)
-	if !ok {
-		return nil, exitUsage
+	args, code = c.df.parse(e, fs, args)
+	if code >= 0 {
+		return nil, code
 	}
 	if len(args) == 0 {
-		fs.Usage()
+		usageError(e.stderr, "convert", "no input: name files or directories to convert, or - for standard input")
 		return nil, exitUsage
 	}
 	if !slices.Contains(batch.Formats(), c.format) {
@@ -218,7 +223,7 @@ func exitCode(err error) int {
 // status.
 func (c *convertCmd) summarize(e *env, s *batch.Summary, isBatch bool) int {
 	if isBatch && !c.df.quiet {
-		printSummary(e.stderr, s)
+		s.WriteText(e.stderr)
 	}
 	if c.bf.summaryPath != "" {
 		if err := s.Write(c.bf.summaryPath); err != nil {
@@ -227,28 +232,6 @@ func (c *convertCmd) summarize(e *env, s *batch.Summary, isBatch bool) int {
 		}
 	}
 	return s.Exit
-}
-
-// printSummary writes the summary for a person: the counts, then each
-// input that did not convert fully with its reason.
-func printSummary(w io.Writer, s *batch.Summary) {
-	fmt.Fprintf(w, "summary: %d inputs: %d ok, %d partial, %d failed, %d up to date; %s read in %s",
-		s.Inputs, s.OK, s.Partial, s.Failed, s.Skipped, human(s.Bytes), time.Duration(s.Seconds*float64(time.Second)).Round(time.Millisecond))
-	if s.Shard != "" {
-		fmt.Fprintf(w, " (shard %s)", s.Shard)
-	}
-	fmt.Fprintln(w)
-	for _, r := range s.Files {
-		switch {
-		case r.Status == batch.StatusFailed || r.Status == batch.StatusPartial:
-			fmt.Fprintf(w, "  %s %s: %s\n", r.Status, r.Input, r.Reason)
-		case r.Status == batch.StatusSkipped && r.Previous == batch.StatusPartial:
-			fmt.Fprintf(w, "  partial (earlier run) %s: %s\n", r.Input, r.Reason)
-		}
-	}
-	if s.Error != "" {
-		fmt.Fprintf(w, "  failed closing the output: %s\n", s.Error)
-	}
 }
 
 // shapingFlags names the format and every flag given that changes what

@@ -5,6 +5,8 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
@@ -46,6 +48,11 @@ func (d *decodeFlags) add(fs *flag.FlagSet) {
 }
 
 func (d *decodeFlags) check() error {
+	for _, v := range d.views {
+		if !slices.Contains(batch.Views(), v) {
+			return fmt.Errorf("%w: unknown view %q (known: %s)", errUsage, v, strings.Join(batch.Views(), ", "))
+		}
+	}
 	if d.refSize != 0 && d.refSize != 4 && d.refSize != 8 {
 		return fmt.Errorf("%w: --ref-size must be 4 or 8", errUsage)
 	}
@@ -69,18 +76,19 @@ func (d *decodeFlags) check() error {
 }
 
 // parse parses a command's arguments (flags may stand among the inputs)
-// and checks the shared flags. ok is false when the command must exit
-// with status 2; the reason has been printed.
-func (d *decodeFlags) parse(e *env, fs *flag.FlagSet, args []string) (rest []string, ok bool) {
-	rest, err := parseInterspersed(fs, args)
+// and checks the shared flags. code is the command's exit status when
+// it ends here (0 after -h, 2 on a usage error, whose reason has been
+// printed), else -1.
+func (d *decodeFlags) parse(e *env, fs *flag.FlagSet, args []string) (rest []string, code int) {
+	rest, err := parseInterspersed(fs, args, e.stderr)
 	if err != nil {
-		return nil, false
+		return nil, parseExit(err)
 	}
 	if err := d.check(); err != nil {
 		errorf(e, "", err)
-		return nil, false
+		return nil, exitUsage
 	}
-	return rest, true
+	return rest, -1
 }
 
 func (d *decodeFlags) options() convert.Options {

@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"time"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
 func init() {
@@ -24,6 +26,7 @@ type infoReport struct {
 	Writer       string           `json:"writer,omitempty"`
 	Compression  string           `json:"compression,omitempty"`
 	Bytes        int64            `json:"bytes"`
+	FileBytes    int64            `json:"file_bytes,omitempty"` // a compressed input's own size
 	Records      map[string]int64 `json:"records"`
 	Dumps        int              `json:"dumps"`
 	Dump         int              `json:"dump,omitempty"`
@@ -53,13 +56,14 @@ func runInfo(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("info", "INPUT", e.stderr)
 	var df decodeFlags
 	df.add(fs)
+	fs.Lookup("view").Usage = "views to describe, comma-separated (default: every view the input holds; retained only when named: its totals and where its graph spilled)"
 	asJSON := fs.Bool("json", false, "print JSON")
-	inputs, ok := df.parse(e, fs, args)
-	if !ok {
-		return exitUsage
+	inputs, code := df.parse(e, fs, args)
+	if code >= 0 {
+		return code
 	}
 	if len(inputs) != 1 {
-		fs.Usage()
+		usageError(e.stderr, "info", fmt.Sprintf("takes one input, not %d", len(inputs)))
 		return exitUsage
 	}
 	in := inputs[0]
@@ -69,6 +73,9 @@ func runInfo(ctx context.Context, e *env, args []string) int {
 		return exitFailure
 	}
 	rep := makeInfo(g)
+	if fi, err := os.Stat(in); err == nil && rep.Compression != "" {
+		rep.FileBytes = fi.Size()
+	}
 	if *asJSON {
 		enc := json.NewEncoder(e.stdout)
 		enc.SetIndent("", "  ")
@@ -80,7 +87,7 @@ func runInfo(ctx context.Context, e *env, args []string) int {
 		printInfo(e.stdout, rep)
 	}
 	if g.Damage != nil {
-		errorf(e, in, fmt.Errorf("partial: %s", g.Lost))
+		errorf(e, in, fmt.Errorf("partial, %s", batch.Lost(g.Lost)))
 		return exitPartial
 	}
 	return exitOK
@@ -95,7 +102,7 @@ func makeInfo(g *graph.Graph) infoReport {
 		Views: []infoView{}, Threads: []infoThread{},
 	}
 	if g.Damage != nil {
-		rep.Damage = g.Damage.Error()
+		rep.Damage = batch.Damage(g.Damage)
 	}
 	for _, v := range g.Views {
 		iv := infoView{Name: v.Name, Samples: len(v.Samples), Totals: map[string]int64{}, Comments: v.Comments}
@@ -129,7 +136,11 @@ func printInfo(w io.Writer, r infoReport) {
 	if !r.Time.IsZero() {
 		fmt.Fprintf(w, "time:        %s\n", r.Time.Format(time.RFC3339Nano))
 	}
-	fmt.Fprintf(w, "bytes:       %d\n", r.Bytes)
+	if r.FileBytes > 0 {
+		fmt.Fprintf(w, "bytes:       %d inflated (the %s file holds %d)\n", r.Bytes, r.Compression, r.FileBytes)
+	} else {
+		fmt.Fprintf(w, "bytes:       %d\n", r.Bytes)
+	}
 	printInfoContents(w, r)
 }
 

@@ -6,7 +6,8 @@
 //	hprof2pprof capture [flags] PID...     heap dumps of running JVMs
 //
 // Exit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated
-// input: everything before the damage was written); capture also 4-7.
+// input: everything before the damage was written; or a view asked for
+// no input has, the others written); capture also 4-7.
 package main
 
 import (
@@ -16,7 +17,6 @@ import (
 	"os"
 	"os/signal"
 	"sort"
-	"strings"
 	"syscall"
 
 	"github.com/hprof2pprof/hprof2pprof/internal/batch"
@@ -88,18 +88,13 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nexit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated input; push: some views stored, others not)")
+	fmt.Fprintln(w, "\nexit status: 0 ok, 1 failure, 2 usage, 3 partial (damaged or truncated input, or a view asked for missing; push: some views stored, others not)")
 	fmt.Fprintln(w, "run 'hprof2pprof COMMAND -h' for a command's flags and examples; 'hprof2pprof --version' for the build")
 }
 
 // errorf prints "hprof2pprof: FILE: message" on stderr.
 func errorf(e *env, file string, err error) {
-	msg := err.Error()
-	// Sentinel prefixes ("hprof: ", "convert: ") are for programs; a
-	// person wants the sentence.
-	for _, p := range []string{"hprof: ", "convert: "} {
-		msg = strings.ReplaceAll(msg, p, "")
-	}
+	msg := batch.Message(err)
 	if file != "" {
 		fmt.Fprintf(e.stderr, "hprof2pprof: %s: %s\n", file, msg)
 	} else {

@@ -256,7 +256,7 @@ func (t *tracker) plainLine() string {
 	done := t.bytesNow()
 	el := time.Since(t.start)
 	rate := float64(done) / max(el.Seconds(), 1e-3)
-	line := fmt.Sprintf("progress: %s, %s / %s, %s/s", files, human(done), human(t.totalBytes), human(int64(rate)))
+	line := fmt.Sprintf("progress: %s, %s / %s, %s/s", files, batch.HumanBytes(done), batch.HumanBytes(t.totalBytes), batch.HumanBytes(int64(rate)))
 	if done > 0 && done < t.totalBytes {
 		eta := time.Duration(float64(t.totalBytes-done) / max(rate, 1) * float64(time.Second))
 		line += ", ETA " + eta.Round(time.Second).String()
@@ -313,17 +313,4 @@ func shorten(s string, n int) string {
 		return s + strings.Repeat(" ", n-len(r))
 	}
 	return "…" + string(r[len(r)-n+1:])
-}
-
-func human(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
 }

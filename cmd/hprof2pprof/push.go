@@ -244,15 +244,16 @@ func runPush(ctx context.Context, e *env, args []string) int {
 	var df decodeFlags
 	df.add(fs)
 	pf := addPushFlags(fs)
-	inputs, ok := df.parse(e, fs, args)
-	if !ok {
+	inputs, code := df.parse(e, fs, args)
+	if code >= 0 {
+		return code
+	}
+	if err := pf.check(); err != nil {
+		usageError(e.stderr, "push", strings.TrimPrefix(err.Error(), errUsage.Error()+": "))
 		return exitUsage
 	}
-	if err := pf.check(); err != nil || len(inputs) == 0 {
-		if err != nil {
-			errorf(e, "", err)
-		}
-		fs.Usage()
+	if len(inputs) == 0 {
+		usageError(e.stderr, "push", "no input: name the files to push, or - for standard input")
 		return exitUsage
 	}
 	s, err := newShipper(pf)
@@ -261,7 +262,7 @@ func runPush(ctx context.Context, e *env, args []string) int {
 		return exitUsage
 	}
 	defer s.Close()
-	code := exitOK
+	code = exitOK
 	for _, in := range inputs {
 		code = worse(code, pushInput(ctx, e, s, in, &df))
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
 
 // ErrUsage marks an error in how a job was described (a bad glob or
@@ -78,6 +80,7 @@ func Run(ctx context.Context, j Job) (*Summary, error) {
 		cleanStale(r.dst, j.Inputs, r.inputs)
 	}
 	r.run(ctx)
+	r.settleViews()
 	closed, cerr := r.w.Close()
 	for _, p := range closed {
 		r.emit(Event{Kind: Wrote, Index: -1, Path: p})
@@ -105,11 +108,15 @@ type run struct {
 	// rowTurns[i] is closed once input i is read: its heap table rows
 	// are all written (see inTurn).
 	rowTurns []chan struct{}
+	views    viewsFound
 }
 
 // open prepares the destination for every input and opens the format's
 // writer.
 func open(j Job) (*run, error) {
+	if err := checkViews(&j); err != nil {
+		return nil, err
+	}
 	if j.Dir != "" {
 		if err := os.MkdirAll(j.Dir, 0o755); err != nil {
 			return nil, fmt.Errorf("%s: %w", j.Dir, err)
@@ -158,6 +165,12 @@ const (
 	StatusPartial = "partial"
 	StatusFailed  = "failed"
 	StatusSkipped = "skipped" // up to date from an earlier run
+	// StatusUnreadable: a directory under a directory argument that
+	// could not be listed; it is skipped, the job goes on.
+	StatusUnreadable = "unreadable"
+	// StatusNotInput: a file found in a directory whose content is no
+	// input this tool reads (a README, a CSV); it is skipped.
+	StatusNotInput = "not-input"
 )
 
 // decoded is an input read into a graph, waiting for its writer.
@@ -165,12 +178,15 @@ type decoded struct {
 	g     *graph.Graph
 	views []string
 	start time.Time
+	// lacks are the views asked for that the input lacks (viewsFound).
+	lacks []string
 }
 
 // run converts every input with j.Workers workers.
 func (r *run) run(ctx context.Context) {
 	n := len(r.inputs)
 	r.results = make([]Result, n)
+	r.views = viewsFound{found: map[string]bool{}, lacks: make([][]string, n), held: make([][]string, n)}
 	if _, ok := r.w.(objectSinker); ok {
 		r.rowTurns = make([]chan struct{}, n)
 		for i := range r.rowTurns {
@@ -260,10 +276,14 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 		}
 	}
 	start := time.Now()
-	r.emit(Event{Kind: Started, Index: i, Input: in, Compressed: isCompressed(in.Path)})
+	r.emit(Event{Kind: Started, Index: i, Input: in, Compressed: in.Unlisted == nil && isCompressed(in.Path)})
+	if in.Unlisted != nil {
+		r.skipUnlisted(i)
+		return nil
+	}
 	fail := func(err error) *decoded {
 		res.Status, res.Reason, res.Seconds = StatusFailed, message(err), time.Since(start).Seconds()
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err})
+		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err, Result: res})
 		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res})
 		return nil
 	}
@@ -271,28 +291,35 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 		return fail(errors.New("interrupted"))
 	}
 	g, err := r.decode(ctx, i)
+	if err != nil && in.InDir && errors.Is(err, convert.ErrNotHPROF) && !namedAsDump(in.Path) {
+		// Found beside the dumps, and no input at all: skipped.
+		res.Status, res.Reason, res.Seconds = StatusNotInput, message(err), time.Since(start).Seconds()
+		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res})
+		return nil
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			err = fmt.Errorf("interrupted: %w", err)
 		}
 		return fail(err)
 	}
-	views := SelectViews(g, r.j.Views)
-	if len(views) == 0 && g.Damage != nil {
-		// Damaged before any view was complete: nothing to write, but
-		// the input was read as far as it goes.
-		res.Status, res.Reason, res.Seconds = StatusPartial, "nothing complete to write; "+g.Lost, time.Since(start).Seconds()
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("partial: nothing complete to write; %s", g.Lost)})
-		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res, Bytes: g.Source.Bytes})
-		return nil
+	views, lacks, err := viewsToWrite(g, r.j.Views)
+	if err != nil {
+		return fail(err)
 	}
-	if len(views) == 0 && len(r.j.Views) == 0 {
-		return fail(fmt.Errorf("no record in this input makes a view: nothing to write (hprof2pprof info lists its records)"))
+	return &decoded{g: g, views: views, start: start, lacks: lacks}
+}
+
+// skipUnlisted settles input i, a directory that could not be listed.
+func (r *run) skipUnlisted(i int) {
+	in, res := r.inputs[i], &r.results[i]
+	why := in.Unlisted
+	if pe := (*fs.PathError)(nil); errors.As(why, &pe) && pe.Path == in.Path {
+		why = pe.Err // the path is the input's own
 	}
-	if len(views) == 0 {
-		return fail(fmt.Errorf("no %s view in this input (it has: %s)", strings.Join(r.j.Views, ", "), strings.Join(ViewNames(g), ", ")))
-	}
-	return &decoded{g: g, views: views, start: start}
+	res.Status, res.Reason = StatusUnreadable, "cannot list it: "+message(why)
+	r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("directory skipped, %s", res.Reason), Result: res})
+	r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res})
 }
 
 // decode reads input i, reporting bytes read and phases as events; a
@@ -339,24 +366,52 @@ func (r *run) write(ctx context.Context, i int, d *decoded) {
 		r.emit(Event{Kind: Wrote, Index: i, Input: in, Path: p})
 	}
 	defer func() { res.Seconds = time.Since(d.start).Seconds() }()
+	if err != nil && readOnly(err) && r.dst.Dir == "" && r.dst.Out == "" {
+		err = fmt.Errorf("%w: the outputs go beside the input; write them elsewhere with -d DIR", err)
+	}
 	if err != nil {
 		res.Status, res.Reason = StatusFailed, message(err)
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err})
+		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: err, Result: res})
 		r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res, Bytes: d.g.Source.Bytes})
 		return
 	}
+	r.views.note(i, d.g, d.views, d.lacks)
 	res.Status = StatusOK
 	if d.g.Damage != nil {
-		res.Status, res.Reason = StatusPartial, d.g.Lost
-		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("partial: %s", d.g.Lost)})
+		res.Status, res.Reason = StatusPartial, Lost(d.g.Lost)
+		r.emit(Event{Kind: Problem, Index: i, Input: in, Err: errors.New("partial, " + res.Reason), Result: res})
 	}
 	r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res, Bytes: d.g.Source.Bytes})
 	if r.resuming && in.Path != "-" {
-		m := &doneMark{Input: in.Path, Size: in.Size, ModTime: in.ModTime, Options: r.j.Shape, Status: res.Status, Lost: d.g.Lost, Outputs: wrote}
+		m := &doneMark{Input: in.Path, Size: in.Size, ModTime: in.ModTime, Options: r.j.Shape, Status: res.Status, Lost: res.Reason, Outputs: wrote}
 		if err := writeMark(markPath(r.dst, in), m); err != nil {
 			r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("recording the outputs as complete: %w", err)})
 		}
 	}
+}
+
+// Lost says what a damaged input lost (graph.Graph.Lost) as lost.
+func Lost(lost string) string { return "lost: " + lost }
+
+// Damage is why decoding stopped (graph.Graph.Damage) for a person: a
+// format error whose message names its own offset is not given a second.
+func Damage(err error) string {
+	var fe *hprof.FormatError
+	if errors.As(err, &fe) && err == error(fe) && strings.Contains(fe.Msg, " at byte ") {
+		if fe.Record == "" {
+			return fe.Msg
+		}
+		return fe.Record + ": " + fe.Msg
+	}
+	return Message(err)
+}
+
+// joinReasons joins the reasons an input is partial.
+func joinReasons(a, b string) string {
+	if a == "" || b == "" {
+		return a + b
+	}
+	return a + "; " + b
 }
 
 // SelectViews returns the views of g to write: those asked for that it
@@ -395,14 +450,35 @@ func isCompressed(path string) bool {
 	return n >= 2 && b[0] == 0x1f && b[1] == 0x8b || n == 3 && string(b[:]) == "BZh"
 }
 
-// message is an error as a person reads it: without the sentinel
-// prefixes ("hprof: ", "convert: "), which are for programs.
-func message(err error) string {
+// message is an error as a person reads it (Message).
+func message(err error) string { return Message(err) }
+
+// sentinelPrefixes begin the package sentinel errors ("hprof: truncated",
+// "convert: memory limit reached"); they are for programs.
+var sentinelPrefixes = []string{"hprof: ", "convert: "}
+
+// Message is err's text for a person: the sentinel prefixes ("hprof: ",
+// "convert: ") are removed where one begins the text or a part of it
+// (after ": "), and nowhere else, so a path such as
+// "/tmp/java_pid123.hprof: permission denied" is kept whole.
+func Message(err error) string {
 	msg := err.Error()
-	for _, p := range []string{"hprof: ", "convert: "} {
-		msg = strings.ReplaceAll(msg, p, "")
+	var b strings.Builder
+	for msg != "" {
+		for _, p := range sentinelPrefixes {
+			for strings.HasPrefix(msg, p) {
+				msg = msg[len(p):]
+			}
+		}
+		i := strings.Index(msg, ": ")
+		if i < 0 {
+			b.WriteString(msg)
+			break
+		}
+		b.WriteString(msg[:i+2])
+		msg = msg[i+2:]
 	}
-	return msg
+	return b.String()
 }
 
 // inTurn makes sink wait, before its first row, until the input before

@@ -268,3 +268,19 @@ func TestShards(t *testing.T) {
 		}
 	}
 }
+
+// TestMessage: the sentinel prefixes go where a part of the message
+// begins, never from inside a path.
+func TestMessage(t *testing.T) {
+	for in, want := range map[string]string{
+		"open /tmp/nope/java_pid123.hprof: no such file or directory": "open /tmp/nope/java_pid123.hprof: no such file or directory",
+		"STRING IN UTF8 record at byte 65523: hprof: truncated":       "STRING IN UTF8 record at byte 65523: truncated",
+		"hprof: not an HPROF file (looks like a text file)":           "not an HPROF file (looks like a text file)",
+		"convert: memory limit reached":                               "memory limit reached",
+		"a.hprof: hprof: corrupt":                                     "a.hprof: corrupt",
+	} {
+		if got := Message(errors.New(in)); got != want {
+			t.Errorf("Message(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -25,8 +25,11 @@ const (
 	// output closed.
 	Wrote
 	// Problem: Err says what went wrong with input Index — why it
-	// failed, what a partial input lost, or that its done mark was not
-	// recorded.
+	// failed, was partial or skipped (Result is then set: the summary
+	// gives the same reason), or that its done mark was not recorded.
+	// A view asked for that no input of the job has makes the inputs
+	// written partial once every input is Finished: their Problems
+	// come last.
 	Problem
 	// Finished: input Index is done; Result holds its status, Bytes the
 	// decompressed bytes it held (0 when unknown).

@@ -2,11 +2,14 @@ package batch
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 )
@@ -105,6 +108,25 @@ func OpenFormat(name string, dst Destination, o FormatOptions) (Writer, error) {
 	return f.open(dst, o)
 }
 
+// A folderError is a folder that an output could not be written in.
+type folderError struct {
+	dir string
+	err error
+}
+
+func (e *folderError) Error() string { return fmt.Sprintf("cannot write in %s (%v)", e.dir, e.err) }
+func (e *folderError) Unwrap() error { return e.err }
+
+// readOnly reports whether err is a folder that cannot be written in.
+func readOnly(err error) bool {
+	var fe *folderError
+	return errors.As(err, &fe) && (errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS))
+}
+
+// createTemp makes the temporary files outputs are written through (a
+// test makes it fail as a read-only folder would).
+var createTemp = os.CreateTemp
+
 // writeFileAtomic writes path through a temporary file in the same
 // directory and renames it into place, so a killed run leaves no half
 // file under the final name.
@@ -114,7 +136,11 @@ func writeFileAtomic(path string, write func(f *os.File) error) error {
 			return err
 		}
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	f, err := createTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+		// The temporary name means nothing to a person: name the folder.
+		return &folderError{dir: filepath.Dir(path), err: pe.Err}
+	}
 	if err != nil {
 		return err
 	}

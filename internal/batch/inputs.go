@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"hash/fnv"
 	"io/fs"
@@ -29,6 +30,14 @@ type Input struct {
 	Rel     string
 	Size    int64 // -1 when unknown (standard input)
 	ModTime time.Time
+	// InDir: the input was found by walking a directory argument, not
+	// named; if its content is no input this tool reads, and its name
+	// does not say it is a dump, the job skips it (StatusNotInput).
+	InDir bool
+	// Unlisted, when set, is why this directory under a directory
+	// argument could not be listed: the job reads nothing of it and
+	// reports it as unreadable.
+	Unlisted error
 }
 
 // Selection says which files a directory walk takes.
@@ -79,7 +88,8 @@ func (s *Selection) takes(rel string) (bool, error) {
 
 // Expand turns arguments into inputs: a file stays, a directory is
 // walked recursively (hidden files and directories and sel.SkipDir are
-// skipped; sel's globs apply), "-" is standard input, and a path that
+// skipped; sel's globs apply; a subdirectory that cannot be listed is an
+// input with Unlisted set, which the job reports and skips), "-" is standard input, and a path that
 // cannot be read is kept (the job reports it as that input's failure).
 // Inputs are returned in a stable order: arguments in order, each
 // directory's files sorted by path; a file reached twice is kept once.
@@ -125,15 +135,33 @@ func Expand(args []string, sel Selection) ([]Input, error) {
 	return out, nil
 }
 
+// dirFS opens a directory argument for the walk (a test makes part of
+// it unreadable).
+var dirFS = os.DirFS
+
 // walk lists the files under dir that sel takes, skipping hidden files
-// and directories and the directory skip (absolute; "" for none).
+// and directories and the directory skip (absolute; "" for none); a
+// subdirectory that cannot be listed is an Input with Unlisted set.
 func walk(dir string, sel Selection, skip string) ([]Input, error) {
 	var found []Input
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(dirFS(dir), ".", func(rel string, d fs.DirEntry, err error) error {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if rel == "." {
+			p = dir
+		}
+		if pe := (*fs.PathError)(nil); errors.As(err, &pe) {
+			pe.Path = filepath.Join(dir, filepath.FromSlash(pe.Path))
+		}
+		if err != nil && rel != "." && d != nil && d.IsDir() {
+			// A directory that cannot be listed (a lost+found) is
+			// skipped; the job reports it and goes on.
+			found = append(found, Input{Path: p, Key: rel, Rel: rel, InDir: true, Unlisted: err})
+			return filepath.SkipDir
+		}
 		if err != nil {
 			return err
 		}
-		if p != dir && strings.HasPrefix(d.Name(), ".") {
+		if rel != "." && strings.HasPrefix(d.Name(), ".") {
 			if d.IsDir() {
 				return filepath.SkipDir
 			}
@@ -148,11 +176,6 @@ func walk(dir string, sel Selection, skip string) ([]Input, error) {
 		if !d.Type().IsRegular() {
 			return nil
 		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		rel = filepath.ToSlash(rel)
 		ok, err := sel.takes(rel)
 		if err != nil || !ok {
 			return err
@@ -161,10 +184,17 @@ func walk(dir string, sel Selection, skip string) ([]Input, error) {
 		if err != nil {
 			return err
 		}
-		found = append(found, Input{Path: p, Key: rel, Rel: rel, Size: info.Size(), ModTime: info.ModTime()})
+		found = append(found, Input{Path: p, Key: rel, Rel: rel, Size: info.Size(), ModTime: info.ModTime(), InDir: true})
 		return nil
 	})
 	return found, err
+}
+
+// namedAsDump reports whether a file's name says it is an HPROF file or
+// report ("java_pid1.hprof", "dump.hprof.gz", "java.hprof.txt"): such a
+// file that is not one is damaged, not something else.
+func namedAsDump(path string) bool {
+	return strings.Contains(strings.ToLower(filepath.Base(path)), "hprof")
 }
 
 // nameOutputs drops the compression suffix from each input's Rel
