@@ -7,8 +7,9 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 )
 
-// The threads view: one sample per thread with its stack at dump time,
-// from the heap dump's thread roots or the agent's START THREAD records.
+// The threads view: one sample per thread with its stack at dump time
+// (from the heap dump's thread roots or the agent's START THREAD records),
+// rooted at a frame naming the thread.
 
 // threadName is the name of a thread serial from START THREAD records,
 // or the name found in the heap dump's thread objects.
@@ -71,7 +72,7 @@ func buildThreads(g *graph.Graph, st *frames.Stacks, d *binData) {
 		if name == "" {
 			name = fmt.Sprintf("thread-serial-%d", th.Serial)
 		}
-		agg.Add(th.Stack, []graph.Label{{Key: graph.LabelThread, Str: name}}, 1)
+		agg.Add(g.ThreadRoot(th.Stack, name), []graph.Label{{Key: graph.LabelThread, Str: name}}, 1)
 	}
 	v.Comments = append(v.Comments, fmt.Sprintf("%d threads", len(g.Threads)))
 	g.AddView(v)

@@ -10,6 +10,7 @@
 package graph
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -315,3 +316,13 @@ func (g *Graph) SoftFailDetail(kind SoftKind, detail string) { g.Soft.Add(kind, 
 
 // SoftTotal is the number of soft failures of every kind.
 func (g *Graph) SoftTotal() int64 { return g.Soft.Total() }
+
+// ThreadRoot returns st with a synthetic root frame naming its thread
+// (`thread "main"`) added at the root end, so that a flame graph shows
+// each thread by name, even one with no Java frames.
+func (g *Graph) ThreadRoot(st StackID, thread string) StackID {
+	root := g.Frame(Frame{Kind: KindRoot, Class: "thread " + strconv.Quote(thread)})
+	frames := make([]FrameID, 0, len(g.Stacks[st])+1)
+	frames = append(append(frames, g.Stacks[st]...), root)
+	return g.Stack(frames)
+}

@@ -347,14 +347,15 @@ func threadState(status string) string {
 	return status
 }
 
-// threadsView: MONITOR DUMP → one sample per thread, with state and the
-// monitor it waits on.
+// threadsView: MONITOR DUMP → one sample per thread, its stack rooted at
+// a frame naming the thread, with state and the monitor it waits on.
 func (p *parser) threadsView(s *section) {
 	v := graph.NewThreadsView()
 	agg := graph.NewAggregator(v)
 	for _, t := range s.threads {
 		state := threadState(t.status)
-		labels := []graph.Label{p.threadLabel(t.serial), {Key: graph.LabelState, Str: state}}
+		thread := p.threadLabel(t.serial)
+		labels := []graph.Label{thread, {Key: graph.LabelState, Str: state}}
 		mon, ok := s.monitor[t.serial]
 		if !ok {
 			mon, ok = s.openWait[t.serial]
@@ -363,7 +364,7 @@ func (p *parser) threadsView(s *section) {
 			labels = append(labels, graph.Label{Key: graph.LabelMonitor, Str: mon})
 		}
 		st := p.stack(t.trace)
-		agg.Add(st, labels, 1)
+		agg.Add(p.g.ThreadRoot(st, thread.Str), labels, 1)
 		if j, ok := p.threadIdx[t.serial]; ok {
 			p.g.Threads[j].State = state
 			p.g.Threads[j].Stack = st
