@@ -71,7 +71,8 @@ func parseAgent(e *env, args []string) (cfg agent.DaemonConfig, code int) {
 	af := agentFlags{headers: headerFlag{}}
 	fs.StringVar(&sc.Addr, "listen", agent.DefaultAddr, "address to listen on (the protocol has no authentication: keep it on loopback or a private network)")
 	fs.IntVar(&sc.MaxConns, "max-conns", 64, "most JVMs connected at once; more are refused")
-	fs.DurationVar(&sc.Interval, "interval", 10*time.Second, "window length: how often each JVM is asked for its CPU samples and allocation sites")
+	fs.DurationVar(&sc.Interval, "window", 10*time.Second, "window length: how often each JVM is asked for its CPU samples and allocation sites")
+	fs.DurationVar(&sc.Interval, "interval", 10*time.Second, "old spelling of --window, still accepted (convert's --interval is the CPU sampling interval: here --cpu-interval)")
 	fs.DurationVar(&sc.CPUInterval, "cpu-interval", 0, "the agent's CPU sampling interval, for cpu/nanoseconds (default 10ms, the agent's default)")
 	fs.Var(labelFlag(cfg.Labels), "label", "k=v attribute on every window (repeatable)")
 	fs.StringVar(&af.out, "out", "", "write pprof files to DIR/<jvm>/<view>-<start>.pb.gz")
@@ -94,6 +95,10 @@ func parseAgent(e *env, args []string) (cfg agent.DaemonConfig, code int) {
 	rest, err := parseInterspersed(fs, args, e.stderr)
 	if err != nil {
 		return cfg, parseExit(err)
+	}
+	if flagGiven(fs, "window") && flagGiven(fs, "interval") {
+		errorf(e, "", errors.New("agent: give --window (the window length), not also its old spelling --interval"))
+		return cfg, exitUsage
 	}
 	if err := af.check(rest, oo.Client.Endpoint); err != nil {
 		errorf(e, "", err)

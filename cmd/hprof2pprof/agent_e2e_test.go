@@ -89,7 +89,7 @@ func agentSession(t *testing.T, args ...string) string {
 
 func TestAgentCommand(t *testing.T) {
 	out := t.TempDir()
-	stderr := agentSession(t, "--out", out, "--label", "env=test", "--interval", "50ms")
+	stderr := agentSession(t, "--out", out, "--label", "env=test", "--window", "50ms")
 	for _, view := range []string{"cpu", "alloc", "threads"} {
 		files, _ := filepath.Glob(filepath.Join(out, "*", view+"-*.pb.gz"))
 		if len(files) != 1 {

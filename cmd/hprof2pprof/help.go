@@ -30,7 +30,7 @@ var examples = map[string][]string{
 		"hprof2pprof push --now --insecure --endpoint 127.0.0.1:4040 --view heap,threads,retained dump.hprof  # Grafana Pyroscope",
 	},
 	"agent": {
-		"hprof2pprof agent --out profiles/ --interval 30s",
+		"hprof2pprof agent --out profiles/ --window 30s",
 		"java -agentlib:hprof=format=b,cpu=samples,heap=sites,net=127.0.0.1:9931 -jar app.jar",
 		"hprof2pprof agent --out profiles/ --otlp-endpoint 127.0.0.1:4317 --insecure --label env=staging",
 	},
