@@ -19,7 +19,28 @@ func (p *parser) build() error {
 		p.noteNothingChosen()
 	}
 	p.buildViews(chosen)
+	p.noteMonitorEvents()
 	return nil
+}
+
+// noteMonitorEvents says, in info's notes and in every view's comments,
+// how many monitor=y event lines (WAIT, WAITED, SLEEP, EXIT) the report
+// holds: no view is made of them.
+func (p *parser) noteMonitorEvents() {
+	var counts []string
+	for _, kind := range []string{"WAIT", "WAITED", "SLEEP", "EXIT"} {
+		if n := p.records[kind]; n > 0 {
+			counts = append(counts, fmt.Sprintf("%d %s", n, kind))
+		}
+	}
+	if len(counts) == 0 {
+		return
+	}
+	note := "monitor events not converted (no view shows them): " + strings.Join(counts, ", ")
+	p.g.Source.Notes = append(p.g.Source.Notes, note)
+	for _, v := range p.g.Views {
+		v.Comments = append(v.Comments, note)
+	}
 }
 
 // completeDumps returns the dump numbers that have a complete section.
