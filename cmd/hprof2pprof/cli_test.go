@@ -82,7 +82,8 @@ func TestOutputNames(t *testing.T) {
 func TestPprofTopHeapIsClassHistogram(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "heap.pb.gz")
 	in := "../../testdata/jdk17-zoo-live.hprof"
-	if code, stderr := runCLI(t, "convert", "--view", "heap", "-o", out, in); code != exitOK {
+	// The oracle's size model, to compare with it.
+	if code, stderr := runCLI(t, "convert", "--view", "heap", "--size-model", "visualvm", "-o", out, in); code != exitOK {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	cmd := exec.Command("go", "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0", "-sample_index=inuse_objects", out)

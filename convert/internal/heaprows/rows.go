@@ -313,7 +313,7 @@ func (p *objectPass) classObject(s *hprof.SubRecord) error {
 	if p.sink.Object != nil {
 		o := p.newObject(c.ID, "java.lang.Class", graph.ObjectClass)
 		o.Defines = p.layout(c.ID).name
-		o.Shallow, o.HasShallow = p.model.ClassObject(), true
+		o.Shallow, o.HasShallow = p.h.Classes.Mirror(p.in.Env, p.model, c.ID), true
 		if err := p.sink.Object(o); err != nil {
 			return err
 		}
