@@ -64,7 +64,7 @@ func TestBatchParquetTables(t *testing.T) {
 	dir, want := mixedDir(t)
 	out := filepath.Join(t.TempDir(), "tables")
 	sum := filepath.Join(t.TempDir(), "summary.json")
-	code, stderr := runBin(t, "convert", "-q", "--format", "parquet", "-d", out, "--summary", sum, dir)
+	code, stderr := runBin(t, "convert", "-q", "--format", "parquet", "--layout", "single", "-d", out, "--summary", sum, dir)
 	if code != exitFailure {
 		t.Fatalf("exit %d, want 1 (garbage inputs)\n%s", code, stderr)
 	}

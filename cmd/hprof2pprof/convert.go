@@ -152,6 +152,8 @@ func (c *convertCmd) parse(e *env, args []string) (rest []string, code int) {
 	fs.StringVar(&c.fo.ServiceName, "service-name", "", "service.name of OTLP profiles (default: the input's base name)")
 	fs.StringVar(&c.fo.Tables, "tables", "default",
 		"with --format parquet or arrow: tables to write besides the default ones, comma-separated: objects, refs, strings, roots (the heap dump's objects, references, Strings and GC roots), heap (all four)")
+	fs.Func("layout", "with --format parquet or arrow: partitioned (default: a dataset, DIR/<table>/input=<key>/part-0.parquet, one partition per input, which shards and reruns add to) or single (one file per table for every input of the run)",
+		func(s string) (err error) { c.fo.Single, err = batch.ParseLayout(s); return err })
 	args, code = c.df.parse(e, fs, args)
 	if code >= 0 {
 		return nil, code

@@ -26,7 +26,7 @@ func TestConvertHeapTables(t *testing.T) {
 	}
 	dir := t.TempDir()
 	// Compared with the oracle: its size model.
-	args := append([]string{"convert", "-q", "-j", "2", "--format", "parquet", "--size-model", "visualvm", "--tables", "objects,refs,strings,roots", "-d", dir}, inputs...)
+	args := append([]string{"convert", "-q", "-j", "2", "--format", "parquet", "--size-model", "visualvm", "--layout", "single", "--tables", "objects,refs,strings,roots", "-d", dir}, inputs...)
 	var stderr bytes.Buffer
 	if code := run(context.Background(), args, &env{stdout: &bytes.Buffer{}, stderr: &stderr}); code != exitOK {
 		t.Fatalf("hprof2pprof %v: exit %d\n%s", args, code, stderr.String())

@@ -28,7 +28,7 @@ func TestConvertParquet(t *testing.T) {
 	}
 	pqDir, ppDir := t.TempDir(), t.TempDir()
 	for _, args := range [][]string{
-		append([]string{"convert", "-q", "--format", "parquet", "-d", pqDir}, inputs...),
+		append([]string{"convert", "-q", "--format", "parquet", "--layout", "single", "-d", pqDir}, inputs...),
 		append([]string{"convert", "-q", "-d", ppDir}, inputs...),
 	} {
 		var stderr bytes.Buffer

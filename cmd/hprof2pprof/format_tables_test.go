@@ -94,6 +94,35 @@ func diffTables(got, want tableRows) string {
 	return ""
 }
 
+// dropPartitionKey checks the input column DuckDB reads from the
+// partition folders (hive partitioning) against each row's source, and
+// removes it, so a dataset's tables compare with a single table set.
+func dropPartitionKey(t *testing.T, tabs []tableRows) []tableRows {
+	t.Helper()
+	for ti := range tabs {
+		tab := &tabs[ti]
+		in, src := slices.Index(tab.Columns, "input"), slices.Index(tab.Columns, "source")
+		if in < 0 || src < 0 {
+			t.Fatalf("table %d: columns %q: no input partition column", ti, tab.Columns)
+		}
+		tab.Columns = slices.Delete(slices.Clone(tab.Columns), in, in+1)
+		for ri, r := range tab.Rows {
+			var cells []json.RawMessage
+			if err := json.Unmarshal(r, &cells); err != nil {
+				t.Fatal(err)
+			}
+			var key, source string
+			json.Unmarshal(cells[in], &key)
+			json.Unmarshal(cells[src], &source)
+			if key != batch.PartitionKey(source) {
+				t.Fatalf("row of %s in partition input=%s", source, key)
+			}
+			tab.Rows[ri], _ = json.Marshal(slices.Delete(cells, in, in+1))
+		}
+	}
+	return tabs
+}
+
 // resolveIDs rewrites a reading of every table (in parquet.Tables order)
 // without the graph's ids, which depend on the order a conversion met
 // the frames and stacks in: frame_id and stack_id become what they name
@@ -192,7 +221,7 @@ func TestConvertArrow(t *testing.T) {
 		testdata("monitor.monitorpileup.jdk17.txt.gz"), // agent text
 	}
 	pqDir, arDir := filepath.Join(t.TempDir(), "pq"), filepath.Join(t.TempDir(), "arrow")
-	for _, a := range [][]string{{"--format", "parquet", "-d", pqDir}, {"--format", "arrow", "-d", arDir}} {
+	for _, a := range [][]string{{"--format", "parquet", "--layout", "single", "-d", pqDir}, {"--format", "arrow", "--layout", "single", "-d", arDir}} {
 		args := append(append([]string{"convert", "-q"}, a...), inputs...)
 		if code, stderr := runBin(t, args...); code != exitOK {
 			t.Fatalf("hprof2pprof %v: exit %d\n%s", args, code, stderr)
@@ -225,9 +254,10 @@ func TestConvertArrow(t *testing.T) {
 }
 
 // TestShardedTablesOneDataset: shards of one job (--shard i/n) share one
-// -d; each writes its tables into DIR/shard-i-of-n/, and DuckDB reads the
-// directory with a glob as one table set: every table holds exactly the
-// rows one whole job writes (ids resolved). Two heap dumps converted by different
+// -d; each writes its inputs' partitions (DIR/<table>/input=<key>/), and
+// DuckDB reads each table's folder as one table: every table holds exactly
+// the rows one whole job writes in a single table set (ids resolved), and
+// a rerun of the job adds nothing. Two heap dumps converted by different
 // shards are compared in one query (the README's class_growth), and the
 // answer equals the difference of the independent oracle's histograms.
 func TestShardedTablesOneDataset(t *testing.T) {
@@ -252,7 +282,7 @@ func TestShardedTablesOneDataset(t *testing.T) {
 	}
 
 	whole, sharded := filepath.Join(t.TempDir(), "whole"), filepath.Join(t.TempDir(), "sharded")
-	if code, stderr := runBin(t, "convert", "-q", "--format", "parquet", "-d", whole, dir); code != exitOK {
+	if code, stderr := runBin(t, "convert", "-q", "--format", "parquet", "--layout", "single", "-d", whole, dir); code != exitOK {
 		t.Fatalf("whole job: exit %d\n%s", code, stderr)
 	}
 	for i := range n {
@@ -261,21 +291,28 @@ func TestShardedTablesOneDataset(t *testing.T) {
 		}
 	}
 	var wantFiles []string
-	for i := range n {
+	for rel := range files {
 		for _, name := range parquet.Tables {
-			wantFiles = append(wantFiles, fmt.Sprintf("shard-%d-of-%d/%s.parquet", i, n, name))
+			key := batch.PartitionKey(filepath.Join(dir, filepath.FromSlash(rel)))
+			wantFiles = append(wantFiles, fmt.Sprintf("%s/input=%s/part-0.parquet", name, key))
 		}
 	}
 	sort.Strings(wantFiles)
-	if got := listFiles(t, sharded, true); !slices.Equal(got, wantFiles) {
+	if got := listFiles(t, sharded, false); !slices.Equal(got, wantFiles) {
 		t.Errorf("sharded dir holds %q, want %q", got, wantFiles)
+	}
+	// A rerun finds every input done and writes nothing.
+	done := listFiles(t, sharded, false)
+	code, stderr := runBin(t, "convert", "-q", "--format", "parquet", "--summary", filepath.Join(t.TempDir(), "s.json"), "-d", sharded, dir)
+	if code != exitOK || !slices.Equal(listFiles(t, sharded, false), done) {
+		t.Errorf("rerun: exit %d, files %q\n%s", code, listFiles(t, sharded, false), stderr)
 	}
 
 	var globs []string
 	for _, name := range parquet.Tables {
-		globs = append(globs, filepath.Join(sharded, "**", name+".parquet"))
+		globs = append(globs, filepath.Join(sharded, name, "**", "*.parquet"))
 	}
-	got := resolveIDs(t, readTablesWith(t, "duckdb", duck, globs))
+	got := resolveIDs(t, dropPartitionKey(t, readTablesWith(t, "duckdb", duck, globs)))
 	want := resolveIDs(t, readTablesWith(t, "duckdb", duck, tablePaths(whole, ".parquet")))
 	for i, name := range parquet.Tables {
 		if d := diffTables(got[i], want[i]); d != "" {
@@ -289,7 +326,7 @@ func TestShardedTablesOneDataset(t *testing.T) {
 	sql = strings.ReplaceAll(sql, "'before.hprof'", "'"+before+"'")
 	sql = strings.ReplaceAll(sql, "'after.hprof'", "'"+after+"'")
 	req, _ := json.Marshal(map[string]any{
-		"views":   map[string]string{"classes": filepath.Join(sharded, "**", "classes.parquet")},
+		"views":   map[string]string{"classes": filepath.Join(sharded, "classes", "**", "*.parquet")},
 		"queries": []map[string]string{{"name": "q", "sql": sql}},
 	})
 	rows := duckdbRun(t, duck, req)

@@ -33,17 +33,17 @@ func TestConvertReproducible(t *testing.T) {
 					t.Fatalf("%v: exit %d\n%s", args, code, stderr.String())
 				}
 				files := map[string][]byte{}
-				entries, _ := os.ReadDir(dir)
-				for _, e := range entries {
-					if strings.HasPrefix(e.Name(), ".") {
-						continue // resume marks: they say when
+				filepath.WalkDir(dir, func(p string, e os.DirEntry, err error) error {
+					if err != nil || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+						return err // resume marks are skipped: they say when
 					}
-					b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+					b, err := os.ReadFile(p)
 					if err != nil {
 						t.Fatal(err)
 					}
-					files[e.Name()] = b
-				}
+					files[strings.TrimPrefix(p, dir)] = b
+					return nil
+				})
 				if len(files) == 0 {
 					t.Fatalf("no output in %s", dir)
 				}

@@ -187,7 +187,7 @@ func (r *run) run(ctx context.Context) {
 	n := len(r.inputs)
 	r.results = make([]Result, n)
 	r.views = viewsFound{found: map[string]bool{}, lacks: make([][]string, n), held: make([][]string, n)}
-	if _, ok := r.w.(objectSinker); ok {
+	if _, ok := r.w.(objectSinker); ok && !r.perInput {
 		r.rowTurns = make([]chan struct{}, n)
 		for i := range r.rowTurns {
 			r.rowTurns[i] = make(chan struct{})
@@ -333,7 +333,7 @@ func (r *run) decode(ctx context.Context, i int) (*graph.Graph, error) {
 	var rows *graph.ObjectSink
 	if os, ok := r.w.(objectSinker); ok {
 		rows = os.ObjectSink(in.Path)
-		if i > 0 {
+		if i > 0 && r.rowTurns != nil {
 			rows = inTurn(rows, r.rowTurns[i-1])
 		}
 	}

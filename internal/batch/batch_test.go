@@ -161,7 +161,7 @@ func TestRunGathered(t *testing.T) {
 	}
 	sh := Shard{1, 2}
 	rec := &recorder{}
-	s, err := Run(context.Background(), Job{Inputs: all, Shard: sh, Dir: out, Format: "parquet", Workers: 2, Events: rec.event})
+	s, err := Run(context.Background(), Job{Inputs: all, Shard: sh, Dir: out, Format: "parquet", FormatOptions: FormatOptions{Single: true}, Workers: 2, Events: rec.event})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -33,22 +33,26 @@ func init() {
 // the source column of each row is the input path as given.
 type tablesWriter struct{ w *parquet.Writer }
 
-// openTables opens the table writer of a Parquet or Arrow conversion. A
-// shard of a job (i/n) writes its tables into Dir/shard-i-of-n/,
-// so shards sharing one Dir never overwrite each other's files and the
-// whole directory reads as one table set through a glob
-// (read_parquet('DIR/**/samples.parquet')).
+// openTables opens the table writer of a Parquet or Arrow conversion: a
+// dataset partitioned by input (datasetWriter), or with Single one table
+// set of every input in Dir. Then a shard of a job (i/n) writes its
+// tables into Dir/shard-i-of-n/, so shards sharing one Dir never
+// overwrite each other's files and the whole directory reads as one
+// table set through a glob (read_parquet('DIR/**/samples.parquet')).
 func openTables(dst Destination, o FormatOptions, format parquet.Format) (Writer, error) {
 	if dst.Dir == "" || dst.Out != "" {
 		return nil, fmt.Errorf("%w: --format %s writes a directory of tables: use -d DIR (not -o)", ErrUsage, format)
 	}
-	dir := dst.Dir
-	if dst.Shard.Count > 1 {
-		dir = filepath.Join(dir, shardDir(dst.Shard))
-	}
 	heap, err := parquet.ParseTables(o.Tables)
 	if err != nil {
 		return nil, fmt.Errorf("%w: --tables: %v", ErrUsage, err)
+	}
+	if !o.Single {
+		return openDataset(dst.Dir, parquet.Options{Format: format, HeapTables: heap})
+	}
+	dir := dst.Dir
+	if dst.Shard.Count > 1 {
+		dir = filepath.Join(dir, shardDir(dst.Shard))
 	}
 	w, err := parquet.NewWriter(dir, parquet.Options{Format: format, HeapTables: heap})
 	if err != nil {

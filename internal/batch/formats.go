@@ -49,6 +49,9 @@ type FormatOptions struct {
 	// Tables (parquet, arrow) are the heap tables to write besides the
 	// default ones, as parquet.ParseTables reads them.
 	Tables string
+	// Single (parquet, arrow) writes one table set of every input in the
+	// output directory instead of a dataset partitioned by input.
+	Single bool
 }
 
 // A Writer receives the graph of each input.
