@@ -79,3 +79,49 @@ func Package(class string) string {
 	}
 	return ""
 }
+
+// Normalize drops what changes from one JVM run to the next in a hidden
+// or lambda class name, so the same code gets the same name in every
+// run: "CpuWork$$Lambda$42.0x00000007c00c1670",
+// "corpus.Zoo$$Lambda$15+0x00000001000c1e88", "Foo$$Lambda/0x…" and
+// JDK 8's "Foo$$Lambda$42/1234567" become "CpuWork$$Lambda",
+// "corpus.Zoo$$Lambda", "Foo$$Lambda"; a hidden class that is not a
+// lambda keeps its name without the address
+// ("java.lang.invoke.LambdaForm$MH"). The suffix is recognised by the
+// '.', '/' or '+' before a digit, which no Java identifier starts with,
+// at the end of the name: "Foo$1", "Foo$$Bar", "Build2024",
+// "Foo$$Lambda$42" and array names are returned as they are.
+func Normalize(class string) string {
+	i := strings.LastIndexAny(class, "./+")
+	if i <= 0 || i+1 >= len(class) || !isDigits(class[i+1:], true) {
+		return class
+	}
+	name := class[:i]
+	// The lambda's index is numbered in spin order, which varies too.
+	if j := strings.LastIndexByte(name, '$'); j > 0 && strings.HasSuffix(name[:j], "$$Lambda") && isDigits(name[j+1:], false) {
+		name = name[:j]
+	}
+	return name
+}
+
+// isDigits reports whether s is a non-empty decimal number, or, when
+// hex is set, also "0x" followed by hex digits.
+func isDigits(s string, hex bool) bool {
+	if hex && len(s) > 2 && s[0] == '0' && s[1] == 'x' {
+		for _, c := range []byte(s[2:]) {
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+		return true
+	}
+	if s == "" {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
