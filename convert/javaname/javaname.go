@@ -71,9 +71,10 @@ func Primitive(c byte) string {
 }
 
 // Package returns the package of a source class name, "" for the
-// default package. Array classes belong to their element's package.
+// default package. Array classes belong to their element's package; a
+// hidden class's address suffix is not a package (Normalize).
 func Package(class string) string {
-	elem := strings.TrimRight(class, "[]")
+	elem := Normalize(strings.TrimRight(class, "[]"))
 	if i := strings.LastIndexByte(elem, '.'); i >= 0 {
 		return elem[:i]
 	}

@@ -36,6 +36,8 @@ func TestPackage(t *testing.T) {
 		{"java.lang.String[][]", "java.lang"},
 		{"int[]", ""},
 		{"Main", ""},
+		{"CpuWork$$Lambda$42.0x00000007c00c1670", ""},
+		{"corpus.Zoo$$Lambda$15.0x0000000800c0b000", "corpus"},
 	} {
 		if got := Package(c.in); got != c.want {
 			t.Errorf("Package(%q) = %q, want %q", c.in, got, c.want)
