@@ -56,17 +56,17 @@ func (g *Graph) NormalizeClasses() {
 }
 
 // normalizeClass is javaname.Normalize of a class name as the views
-// write it: of an array's element class ("Foo$$Lambda+0x1[]") and of
-// the class a class object stands for in the retained view
-// ("Foo$$Lambda+0x1.class").
+// write it, also of the class a class object stands for in the retained
+// view ("Foo$$Lambda+0x1.class").
 func normalizeClass(name string) string {
-	base := strings.TrimSuffix(name, ".class")
-	elem := strings.TrimRight(base, "[]")
-	n := javaname.Normalize(elem)
-	if n == elem {
-		return name
+	base, ok := strings.CutSuffix(name, ".class")
+	if !ok {
+		return javaname.Normalize(name)
 	}
-	return n + name[len(elem):]
+	if n := javaname.Normalize(base); n != base {
+		return n + ".class"
+	}
+	return name
 }
 
 // compareRaw orders two stacks whose frames have the same names by the

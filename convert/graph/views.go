@@ -135,7 +135,7 @@ func (a *Aggregator) Add(stack StackID, labels []Label, values ...int64) {
 func (g *Graph) ClassStack(class string) StackID {
 	leaf := g.Frame(Frame{Kind: KindClass, Class: class})
 	// A hidden class's address suffix (".0x…") is not a package.
-	elem := javaname.Normalize(strings.TrimRight(class, "[]"))
+	elem := strings.TrimRight(javaname.Normalize(class), "[]")
 	pkgs := strings.Split(elem, ".")
 	pkgs = pkgs[:len(pkgs)-1]
 	if len(pkgs) > maxPackageDepth {

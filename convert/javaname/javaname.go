@@ -74,7 +74,7 @@ func Primitive(c byte) string {
 // default package. Array classes belong to their element's package; a
 // hidden class's address suffix is not a package (Normalize).
 func Package(class string) string {
-	elem := Normalize(strings.TrimRight(class, "[]"))
+	elem := strings.TrimRight(Normalize(class), "[]")
 	if i := strings.LastIndexByte(elem, '.'); i >= 0 {
 		return elem[:i]
 	}
@@ -88,21 +88,29 @@ func Package(class string) string {
 // JDK 8's "Foo$$Lambda$42/1234567" become "CpuWork$$Lambda",
 // "corpus.Zoo$$Lambda", "Foo$$Lambda"; a hidden class that is not a
 // lambda keeps its name without the address
-// ("java.lang.invoke.LambdaForm$MH"). The suffix is recognised by the
-// '.', '/' or '+' before a digit, which no Java identifier starts with,
-// at the end of the name: "Foo$1", "Foo$$Bar", "Build2024",
-// "Foo$$Lambda$42" and array names are returned as they are.
+// ("java.lang.invoke.LambdaForm$MH"), an array its dimensions
+// ("Foo$$Lambda[]"). The suffix is recognised by the '.', '/' or '+'
+// before a digit, which no Java identifier starts with, at the end of
+// the (element) name: "Foo$1", "Foo$$Bar", "Build2024" and
+// "Foo$$Lambda$42" are returned as they are.
 func Normalize(class string) string {
-	i := strings.LastIndexAny(class, "./+")
-	if i <= 0 || i+1 >= len(class) || !isDigits(class[i+1:], true) {
+	elem := class
+	for strings.HasSuffix(elem, "[]") {
+		elem = elem[:len(elem)-2]
+	}
+	i := strings.LastIndexAny(elem, "./+")
+	if i <= 0 || i+1 >= len(elem) || !isDigits(elem[i+1:], true) {
 		return class
 	}
-	name := class[:i]
+	name := elem[:i]
 	// The lambda's index is numbered in spin order, which varies too.
 	if j := strings.LastIndexByte(name, '$'); j > 0 && strings.HasSuffix(name[:j], "$$Lambda") && isDigits(name[j+1:], false) {
 		name = name[:j]
 	}
-	return name
+	if len(elem) == len(class) {
+		return name
+	}
+	return name + class[len(elem):]
 }
 
 // isDigits reports whether s is a non-empty decimal number, or, when
