@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -106,5 +107,34 @@ func TestClassNamesNormalised(t *testing.T) {
 	}
 	if err := g.Validate(); err != nil {
 		t.Error(err)
+	}
+}
+
+// A live agent stream's windows name lambda frames as a file's views do,
+// and RawNames keeps the exact names there too.
+func TestStreamLambdaNames(t *testing.T) {
+	data, err := os.ReadFile("../testdata/net-commands.cpuwork.jdk17.hprof.raw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, raw := range []bool{false, true} {
+		ws, err := streamAll(t, data, StreamOptions{Options: Options{RawNames: raw}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		normal, exact := 0, 0
+		for _, w := range ws {
+			for _, f := range w.Graph.Frames[1:] {
+				switch {
+				case f.Class == "CpuWork$$Lambda" && strings.HasPrefix(f.RawClass, "CpuWork$$Lambda$"):
+					normal++
+				case strings.HasPrefix(f.Class, "CpuWork$$Lambda$") && f.RawClass == "":
+					exact++
+				}
+			}
+		}
+		if raw && (exact == 0 || normal != 0) || !raw && (normal == 0 || exact != 0) {
+			t.Errorf("RawNames %v: %d normalised lambda frames, %d exact", raw, normal, exact)
+		}
 	}
 }
