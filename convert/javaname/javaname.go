@@ -7,8 +7,10 @@
 // names ("java.lang.String", "int[]"); the agent's text reports mix both
 // (monitor lines use descriptors). All become source names:
 // "java.lang.String", "int[]", "java.lang.String[][]". Hidden classes keep
-// their suffix: "corpus.Zoo$$Lambda$18+0x00007f2744021138". Anything that
-// is not a name in one of those forms ("[X", "[L;") is kept as written.
+// their suffix: "corpus.Zoo$$Lambda$18+0x00007f2744021138"; Normalize
+// drops it (and a lambda's index), for the name every run shares.
+// Anything that is not a name in one of those forms ("[X", "[L;") is kept
+// as written.
 package javaname
 
 import "strings"
