@@ -24,6 +24,9 @@ type Options struct {
 	// a reference (4 or 8) and of an object header (arrays add 4).
 	RefSize    int
 	HeaderSize int
+	// VisualVMSizes sizes heap objects as VisualVM and Eclipse MAT do
+	// (heapsize.Overrides.VisualVM), to compare with them.
+	VisualVMSizes bool
 	// Mapping, when set, is an R8/ProGuard mapping file: obfuscated
 	// class and method names become the original ones.
 	Mapping *mapping.Map

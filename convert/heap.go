@@ -21,7 +21,7 @@ func buildHeap(g *graph.Graph, st *frames.Stacks, d *binData) {
 	v.Time = g.Source.Time
 	agg := graph.NewAggregator(v)
 	sizes := map[uint64]int64{}
-	var objects, bytes, dropped int64
+	var objects, bytes, dropped, chunks int64
 	h.Agg.Each(func(k heapdump.Key, a *heapdump.Acc) {
 		var class string
 		var size int64
@@ -40,7 +40,11 @@ func buildHeap(g *graph.Graph, st *frames.Stacks, d *binData) {
 			}
 		}
 		if a.IsArray {
-			size = a.ArrBytes[m.Candidate()]
+			elem := int64(0) // references
+			if k.Prim != 0 {
+				elem = int64(k.Prim.Size(h.IDSize))
+			}
+			size = m.ArrayBytes(a.Arrays, elem)
 		} else {
 			is, ok := sizes[k.Class]
 			if !ok {
@@ -56,6 +60,9 @@ func buildHeap(g *graph.Graph, st *frames.Stacks, d *binData) {
 		if stack == 0 {
 			stack = g.ClassStack(class)
 		}
+		if class == stackChunk {
+			chunks += a.Count
+		}
 		labels := []graph.Label{{Key: graph.LabelClass, Str: class}}
 		if k.Heap != 0 {
 			labels = append(labels, graph.Label{Key: graph.LabelHeap, Str: h.Heaps.Name(e, k.Heap)})
@@ -64,6 +71,11 @@ func buildHeap(g *graph.Graph, st *frames.Stacks, d *binData) {
 		objects += a.Count
 		bytes += size
 	})
+	if n, size := classObjects(h, e); n > 0 {
+		agg.Add(g.ClassStack(javaLangClass), []graph.Label{{Key: graph.LabelClass, Str: javaLangClass}}, n, size)
+		objects += n
+		bytes += size
+	}
 	if dropped > 0 {
 		g.Soft.Add(graph.SoftObjectsMissingClassDump, "", dropped)
 	}
@@ -71,8 +83,31 @@ func buildHeap(g *graph.Graph, st *frames.Stacks, d *binData) {
 	v.Comments = append(v.Comments,
 		fmt.Sprintf("heap dump %d of %d: %d objects, %d bytes (shallow)", h.Index, d.dumps, objects, bytes),
 		m.Describe())
+	if chunks > 0 {
+		v.Comments = append(v.Comments, fmt.Sprintf("%d %s objects sized by their fields alone: the JVM adds to each the frames of the virtual thread stack it holds, which the dump does not size", chunks, stackChunk))
+	}
 	if !h.Complete {
 		v.Comments = append(v.Comments, "incomplete heap dump: the input ended inside it")
 	}
 	g.AddView(v)
+}
+
+const (
+	javaLangClass = "java.lang.Class"
+	stackChunk    = "jdk.internal.vm.StackChunk"
+)
+
+// classObjects counts the class objects of dump h and their bytes, where
+// its size model weighs them (the JVM's class mirrors: one per CLASS
+// DUMP, as GC.class_histogram counts them among java.lang.Class's
+// instances).
+func classObjects(h *heapdump.Dump, e heapdump.Env) (n, size int64) {
+	if !h.Model.HotSpot() {
+		return 0, 0
+	}
+	for _, id := range h.Classes.IDs() {
+		n++
+		size += h.Classes.Mirror(e, h.Model, id)
+	}
+	return n, size
 }

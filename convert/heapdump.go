@@ -40,7 +40,7 @@ func (d *binData) traceHasFrames(serial uint32) bool {
 
 // overrides are the user's settings of the size model.
 func (o Options) overrides() heapsize.Overrides {
-	return heapsize.Overrides{Ref: o.RefSize, Header: o.HeaderSize}
+	return heapsize.Overrides{Ref: o.RefSize, Header: o.HeaderSize, VisualVM: o.VisualVMSizes}
 }
 
 func (d *binReader) newHeapDump(index int) *heapdump.Dump {
@@ -128,11 +128,9 @@ func (d *binReader) endDump(ctx context.Context) error {
 	return nil
 }
 
-// newObjAgg starts counting objects, array bytes summed under every
-// size model the dump may turn out to have (heapsize.Candidates:
-// reference size, compact headers).
+// newObjAgg starts counting objects.
 func (d *binReader) newObjAgg() *heapdump.Agg {
-	return heapdump.NewAgg(d.r.IDSize(), heapsize.Candidates(d.r.IDSize(), d.opts.overrides()), d.traceHasFrames)
+	return heapdump.NewAgg(d.r.IDSize(), d.traceHasFrames)
 }
 
 // chooseDump settles the dump the heap views are taken from: its size
@@ -151,6 +149,8 @@ func (d *binReader) chooseDump(ctx context.Context) {
 		return
 	}
 	e := d.env(g)
+	rec := g.Source.Records
+	h.Evidence.Agent = d.control != nil || (d.r.IDSize() == 4 && rec[hprof.TagCPUSamples.String()]+rec[hprof.TagAllocSites.String()] > 0)
 	h.Finish(e, d.opts.overrides())
 	for tag, n := range h.Subs {
 		if n > 0 {

@@ -51,11 +51,12 @@ func readRetainedCSV(t *testing.T, path string, idCol, classCol, retCol int) []o
 	return out
 }
 
-// retainedOf converts path with the retained view and keeps the analysis.
+// retainedOf converts path with the retained view and keeps the analysis,
+// objects sized in the oracle's model (convertForOracle says why).
 func retainedOf(t *testing.T, path string, garbageHolds bool) (*graph.Graph, *retained.Result) {
 	t.Helper()
 	probe := &testhooks.Retained{GarbageHolds: garbageHolds}
-	g, err := ConvertFile(testhooks.With(context.Background(), testhooks.Hooks{Retained: probe}), path, Options{Views: []string{graph.ViewRetained}})
+	g, err := ConvertFile(testhooks.With(context.Background(), testhooks.Hooks{Retained: probe}), path, Options{Views: []string{graph.ViewRetained}, VisualVMSizes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +109,7 @@ func checkRetainedOracle(t *testing.T, path, oracle string) {
 	// Class objects weigh nothing, so reachable and unreachable bytes
 	// together are the heap view's total, which the oracle's histogram
 	// checks elsewhere.
-	g2, err := ConvertFile(context.Background(), path, Options{Views: []string{graph.ViewHeap}})
+	g2, err := ConvertFile(context.Background(), path, Options{Views: []string{graph.ViewHeap}, VisualVMSizes: true})
 	if err != nil {
 		t.Fatal(err)
 	}

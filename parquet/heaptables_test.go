@@ -64,7 +64,8 @@ func writeHeapTables(t *testing.T, dir string) {
 		if d.retained {
 			views = append(views, graph.ViewRetained)
 		}
-		opts := convert.Options{Views: views, Dump: d.dump}
+		// Compared with the oracle: its size model (VisualVM's).
+		opts := convert.Options{Views: views, Dump: d.dump, VisualVMSizes: true}
 		g, err := convertWithRows(context.Background(), filepath.Join(moduleRoot(t), "testdata", d.file), opts, w.ObjectSink(d.source))
 		if err != nil {
 			t.Fatal(err)
@@ -634,7 +635,8 @@ func TestHeapTablesCorpus(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			g, err := convertWithRows(context.Background(), dump, convert.Options{Views: []string{graph.ViewHeap}}, w.ObjectSink("d"))
+			// Compared with the oracle: its size model (VisualVM's).
+			g, err := convertWithRows(context.Background(), dump, convert.Options{Views: []string{graph.ViewHeap}, VisualVMSizes: true}, w.ObjectSink("d"))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -46,7 +46,7 @@ func TestRetainedColumnOracle(t *testing.T) {
 	base := t.TempDir()
 	var dirs []string
 	for i, views := range [][]string{{graph.ViewHeap, graph.ViewRetained}, {graph.ViewHeap}} {
-		g, err := convert.ConvertFile(context.Background(), dump, convert.Options{Views: views})
+		g, err := convert.ConvertFile(context.Background(), dump, convert.Options{Views: views, VisualVMSizes: true}) // the oracle's size model
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -87,7 +87,8 @@ func TestPprofTopHeapIsClassHistogram(t *testing.T) {
 	in := "../../testdata/jdk17-zoo-live.hprof"
 	for _, raw := range []bool{false, true} {
 		out := filepath.Join(t.TempDir(), "heap.pb.gz")
-		args := []string{"convert", "--view", "heap", "-o", out, in}
+		// The oracle's size model, to compare with it.
+		args := []string{"convert", "--view", "heap", "--size-model", "visualvm", "-o", out, in}
 		if raw {
 			args = append(args, "--raw-names")
 		}

@@ -29,6 +29,7 @@ type decodeFlags struct {
 	rawNames   bool
 	maxMemory  sizeFlag
 	// retainedMemory and spillDir: where the retained view's graph lives.
+	sizeModel      string
 	retainedMemory sizeFlag
 	spillDir       string
 }
@@ -38,7 +39,8 @@ func (d *decodeFlags) add(fs *flag.FlagSet) {
 	fs.DurationVar(&d.interval, "interval", graph.DefaultCPUInterval, "CPU sampling interval the hprof agent used (the file does not record it)")
 	fs.IntVar(&d.dump, "dump", 0, "use dump N (1-based) of a file holding several (default: heap/alloc from the last complete dump, CPU summed)")
 	fs.IntVar(&d.refSize, "ref-size", 0, "reference size in bytes for heap sizes: 4 or 8 (default: detected)")
-	fs.IntVar(&d.headerSize, "header-size", 0, "object header size in bytes for heap sizes; arrays add 4 (default: ID size + reference size)")
+	fs.IntVar(&d.headerSize, "header-size", 0, "object header size in bytes for heap sizes, a multiple of 4; arrays add 4 (default: detected)")
+	fs.StringVar(&d.sizeModel, "size-model", "jvm", "heap sizes as the JVM counts them (jvm), or as VisualVM and Eclipse MAT do (visualvm), to compare with those tools")
 	fs.BoolVar(&d.quiet, "q", false, "no progress output")
 	fs.StringVar(&d.mapping, "mapping", "", "R8/ProGuard mapping `FILE` to deobfuscate class and method names")
 	d.maxMemory.auto = true
@@ -63,11 +65,8 @@ func (d *decodeFlags) check() error {
 			return fmt.Errorf("%w: unknown view %q (known: %s)", errUsage, v, strings.Join(batch.Views(), ", "))
 		}
 	}
-	if d.refSize != 0 && d.refSize != 4 && d.refSize != 8 {
-		return fmt.Errorf("%w: --ref-size must be 4 or 8", errUsage)
-	}
-	if d.headerSize < 0 || d.headerSize > 64 {
-		return fmt.Errorf("%w: --header-size must be between 0 and 64", errUsage)
+	if err := d.checkSizes(); err != nil {
+		return err
 	}
 	if d.dump < 0 {
 		return fmt.Errorf("%w: --dump must be 1 or more", errUsage)
@@ -81,6 +80,19 @@ func (d *decodeFlags) check() error {
 			return fmt.Errorf("%w: --mapping: %v", errUsage, err)
 		}
 		d.mappingMap = m
+	}
+	return nil
+}
+
+// checkSizes checks the size model flags.
+func (d *decodeFlags) checkSizes() error {
+	switch {
+	case d.refSize != 0 && d.refSize != 4 && d.refSize != 8:
+		return fmt.Errorf("%w: --ref-size must be 4 or 8", errUsage)
+	case d.headerSize < 0 || d.headerSize > 64 || d.headerSize%4 != 0:
+		return fmt.Errorf("%w: --header-size must be a multiple of 4 between 4 and 64", errUsage)
+	case d.sizeModel != "jvm" && d.sizeModel != "visualvm":
+		return fmt.Errorf("%w: --size-model must be jvm or visualvm", errUsage)
 	}
 	return nil
 }
@@ -110,8 +122,10 @@ func (d *decodeFlags) options() convert.Options {
 		HeaderSize: d.headerSize,
 		Mapping:    d.mappingMap,
 		RawNames:   d.rawNames,
-		MaxMemory:  d.maxMemory.limit(),
-		SpillDir:   d.spillDir,
+		// VisualVM's and MAT's sizes, for a user comparing with them
+		VisualVMSizes: d.sizeModel == "visualvm",
+		MaxMemory:     d.maxMemory.limit(),
+		SpillDir:      d.spillDir,
 	}
 	if !d.retainedMemory.auto {
 		// 0 on the command line is "always": the option's negative.

@@ -25,7 +25,8 @@ func TestConvertHeapTables(t *testing.T) {
 		filepath.Join(root, "testdata", "jdk25-zoo-live.hprof.gz"),
 	}
 	dir := t.TempDir()
-	args := append([]string{"convert", "-q", "-j", "2", "--format", "parquet", "--tables", "objects,refs,strings,roots", "-d", dir}, inputs...)
+	// Compared with the oracle: its size model.
+	args := append([]string{"convert", "-q", "-j", "2", "--format", "parquet", "--size-model", "visualvm", "--tables", "objects,refs,strings,roots", "-d", dir}, inputs...)
 	var stderr bytes.Buffer
 	if code := run(context.Background(), args, &env{stdout: &bytes.Buffer{}, stderr: &stderr}); code != exitOK {
 		t.Fatalf("hprof2pprof %v: exit %d\n%s", args, code, stderr.String())

@@ -60,62 +60,97 @@ func TestArray(t *testing.T) {
 		// char[1000]: 16 + 2000 = 2016.
 		{"char[1000]", 12, 1000, 2, 2016},
 	} {
-		if got := Array(c.header, c.n, c.elem); got != c.want {
+		if got := Array(c.header+4, c.n, c.elem); got != c.want { // the header and the length
 			t.Errorf("%s: Array = %d, want %d", c.name, got, c.want)
 		}
 	}
 }
 
-func TestHeader(t *testing.T) {
-	for _, c := range []struct {
-		id, ref  int
-		compact  bool
-		override int
-		want     int
-	}{
-		{8, 4, false, 0, 12}, // compressed oops
-		{8, 8, false, 0, 16}, // -XX:-UseCompressedOops
-		{4, 4, false, 0, 8},  // 32-bit
-		{8, 4, true, 0, 8},   // compact object headers: the mark word alone
-		{8, 8, true, 0, 8},   // the same without compressed oops
-		{8, 4, false, 8, 8},  // --header-size 8
-		{8, 4, true, 12, 12}, // --header-size wins over what the dump says
-	} {
-		if got := Header(c.id, c.ref, c.compact, c.override); got != c.want {
-			t.Errorf("Header(%d, %d, %v, %d) = %d, want %d", c.id, c.ref, c.compact, c.override, got, c.want)
-		}
-	}
-}
-
-// Unsafe.ARRAY_BYTE_BASE_OFFSET is where a byte array's elements start:
-// after the header and the 4-byte length. 12 only after an 8-byte header.
-func TestCompactFromArrayBase(t *testing.T) {
+// Unsafe.ARRAY_INT_BASE_OFFSET is where an int array's elements start:
+// after the header and the 4-byte length.
+func TestHeaderFromBase(t *testing.T) {
 	for _, c := range []struct {
 		id   int
 		base int64
-		want bool
+		ok   bool
+		want int
 	}{
-		{8, 12, true},  // 8 + 4: JDK 24+ -XX:+UseCompactObjectHeaders
-		{8, 16, false}, // 12 + 4: the usual header
-		{8, 20, false}, // 16 + 4: -XX:-UseCompressedClassPointers, JDK 21+
-		{8, 24, false}, // the same, older JDKs aligning the elements to 8
-		{4, 12, false}, // a 32-bit VM: 8 + 4, no compact headers there
+		{8, 16, true, 12}, // compressed class pointers: 12 + 4
+		{8, 12, true, 8},  // compact object headers (JDK 24+): 8 + 4
+		{8, 20, true, 16}, // uncompressed class pointers, JDK 22+: 16 + 4
+		{8, 24, true, 16}, // the same before JDK 22, elements aligned to 8
+		{4, 12, true, 8},  // a 32-bit VM: 8 + 4
+		{4, 16, false, 0}, // not a 32-bit VM's
+		{8, 10, false, 0}, // not a multiple of 4
+		{8, 40, false, 0}, // larger than any header
 	} {
-		if got := CompactFromArrayBase(c.id, c.base); got != c.want {
-			t.Errorf("CompactFromArrayBase(%d, %d) = %v, want %v", c.id, c.base, got, c.want)
+		b, ok := ArrayBase(c.id, c.base)
+		if ok != c.ok || (ok && HeaderFromBase(c.id, b) != c.want) {
+			t.Errorf("ArrayBase(%d, %d) = %d, %v; want %v, header %d", c.id, c.base, b, ok, c.ok, c.want)
 		}
 	}
 }
 
-func TestModel(t *testing.T) {
-	seen := map[int]bool{}
-	for _, ref := range []int{4, 8} {
-		for _, compact := range []bool{false, true} {
-			m := candidate(ref, compact)
-			if m < 0 || m >= Models || seen[m] || ModelRef(m) != ref || ModelCompact(m) != compact {
-				t.Errorf("candidate(%d, %v) = %d: ref %d, compact %v", ref, compact, m, ModelRef(m), ModelCompact(m))
+// ArraySums must give, for every model, the sum of the arrays' sizes
+// taken one by one (Array).
+func TestArraySums(t *testing.T) {
+	for _, elem := range []int64{0, 1, 2, 4, 8} {
+		for _, base := range []int{12, 16, 20, 24} {
+			for _, ref := range []int{4, 8} {
+				m := Model{base: base, ref: ref}
+				var s ArraySums
+				var want int64
+				for n := int64(0); n < 40; n += 1 + n/7 {
+					add, e := elem, elem
+					if elem == 0 {
+						add, e = 4, int64(ref)
+					}
+					s.Add(n, add)
+					want += Array(int64(base), n, e)
+				}
+				var merged ArraySums
+				merged.Merge(s)
+				if got := m.ArrayBytes(merged, elem); got != want {
+					t.Errorf("elem %d, base %d, ref %d: ArrayBytes %d, one by one %d", elem, base, ref, got, want)
+				}
 			}
-			seen[m] = true
+		}
+	}
+}
+
+// Injected: the fields HotSpot adds, by JDK (told by declared fields),
+// and @Contended padding.
+func TestInjected(t *testing.T) {
+	has := func(names ...string) func(string) bool {
+		return func(n string) bool {
+			for _, x := range names {
+				if x == n {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	for _, c := range []struct {
+		class     string
+		declares  func(string) bool
+		want      Layout
+		contended bool
+	}{
+		{"java.lang.String", has(), Layout{}, false},
+		{"java.lang.ClassLoader", has(), Layout{Prims: 8}, false},
+		{"java.lang.invoke.MemberName", has("method"), Layout{Prims: 8}, false}, // JDK 11+: vmindex
+		{"java.lang.invoke.MemberName", has(), Layout{Prims: 16}, false},        // JDK 8: vmtarget too
+		{"java.lang.invoke.ResolvedMethodName", has(), Layout{Refs: 1, Prims: 8}, false},
+		{"java.lang.invoke.ResolvedMethodName", has("vmholder"), Layout{Prims: 8}, false},
+		{"java.lang.Thread", has("threadLocalRandomSeed"), Layout{Prims: 256}, true}, // JDK 17: one group
+		{"java.lang.Thread", has("threadLocalRandomSeed", "holder"), Layout{Prims: 15}, false},
+		{"java.util.concurrent.atomic.Striped64$Cell", has(), Layout{Prims: 256}, true},
+		{"java.util.concurrent.SubmissionPublisher$BufferedSubscription", has(), Layout{Prims: 384}, true},
+	} {
+		got, contended := Injected(8, c.class, c.declares)
+		if got != c.want || contended != c.contended {
+			t.Errorf("%s: %+v %v, want %+v %v", c.class, got, contended, c.want, c.contended)
 		}
 	}
 }
@@ -132,16 +167,6 @@ func TestRefSize(t *testing.T) {
 	for _, c := range [][2]int64{{24, 24}, {16, 24}, {40, 24}} {
 		if _, ok := RefFromOffsets(c[0], c[1]); ok {
 			t.Errorf("RefFromOffsets(%d, %d): no reference size should be inferred", c[0], c[1])
-		}
-	}
-	for _, c := range []struct {
-		override, id, guess int
-		want                int
-	}{
-		{0, 4, 0, 4}, {0, 4, 8, 4}, {0, 8, 4, 4}, {0, 8, 0, 8}, {8, 8, 4, 8}, {4, 8, 0, 4},
-	} {
-		if got, _ := RefSize(c.override, c.id, c.guess, "x"); got != c.want {
-			t.Errorf("RefSize(%d, %d, %d) = %d, want %d", c.override, c.id, c.guess, got, c.want)
 		}
 	}
 }

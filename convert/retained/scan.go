@@ -506,12 +506,12 @@ func (f *filler) primArray(sub *hprof.SubRecord) error {
 }
 
 // classObject fills a class object. It weighs what the model says
-// (nothing): it retains its statics and, through the loader edge, may
+// (its class mirror): it retains its statics and, through the loader edge, may
 // hold its loader.
 func (f *filler) classObject(sub *hprof.SubRecord) error {
 	s := f.s
 	cls := f.classOf(sub.Class.ID)
-	i, ok := f.object(sub.Class.ID, cls|classObjFlag, s.in.Model.ClassObject())
+	i, ok := f.object(sub.Class.ID, cls|classObjFlag, s.in.Layouts.Mirror(s.in.Names, s.in.Model, sub.Class.ID))
 	if !ok {
 		return errf(ErrChanged, "class 0x%x at byte %d", sub.Class.ID, sub.Offset)
 	}

@@ -62,7 +62,7 @@ func Describe(d Facts) {
 			d.Summary.LiveBytes, d.Summary.LiveInstances, d.Summary.AllocBytes, d.Summary.AllocInstances))
 	}
 	if h := d.Heap; h != nil {
-		s.Notes = append(s.Notes, fmt.Sprintf("reference size %d bytes (%s)", h.Model.Ref(), h.Model.RefWhy()))
+		s.Notes = append(s.Notes, h.Model.Describe())
 	}
 	describeQuirks(d)
 }

@@ -16,13 +16,13 @@ type Key struct {
 	Trace uint32
 }
 
-// Acc counts the objects of one key. Array sizes depend on the
-// reference size, which may only be known at the end of the dump, so
-// they are summed for both candidates (4 and 8 bytes).
+// Acc counts the objects of one key. Array sizes depend on the size
+// model, which may only be known at the end of the dump, so arrays are
+// summed in a form any model can size (heapsize.ArraySums).
 type Acc struct {
-	Count    int64
-	ArrBytes [heapsize.Models]int64 // by candidate size model (heapsize.Candidates)
-	IsArray  bool
+	Count   int64
+	Arrays  heapsize.ArraySums
+	IsArray bool
 	// thread caches whether the class is java.lang.Thread or a subclass
 	// (threadYes/threadNo), once its class chain is known; the streaming
 	// path asks for every instance.
@@ -42,7 +42,6 @@ const (
 // for runs of the same class; primitive arrays by element type.
 type Agg struct {
 	idSize     int
-	models     [heapsize.Models]heapsize.Model // the candidates (heapsize.Candidates)
 	byClass    *classTable
 	byTrace    map[Key]*Acc // objects whose trace names frames (hprof agent dumps)
 	prims      [16]*Acc     // primitive arrays without such a trace, by element type
@@ -57,12 +56,10 @@ type Agg struct {
 	heaps *Heaps
 }
 
-// NewAgg starts counting objects of a dump with IDs of idSize bytes,
-// array bytes summed under each candidate size model.
-func NewAgg(idSize int, models [heapsize.Models]heapsize.Model, hasFrames func(uint32) bool) *Agg {
+// NewAgg starts counting objects of a dump with IDs of idSize bytes.
+func NewAgg(idSize int, hasFrames func(uint32) bool) *Agg {
 	return &Agg{
 		idSize:    idSize,
-		models:    models,
 		byClass:   newClassTable(),
 		byTrace:   map[Key]*Acc{},
 		hasFrames: hasFrames,
@@ -115,9 +112,7 @@ func (a *Agg) objArray(class uint64, trace uint32, n uint32) {
 	acc := a.class(class, trace)
 	acc.IsArray = true
 	acc.Count++
-	for m := range acc.ArrBytes {
-		acc.ArrBytes[m] += a.models[m].RefArray(int64(n))
-	}
+	acc.Arrays.Add(int64(n), 4)
 }
 
 // primArray counts a PRIMITIVE ARRAY DUMP (or NODATA) of n elements.
@@ -139,10 +134,7 @@ func (a *Agg) primArray(t hprof.BasicType, trace uint32, n uint32) {
 	}
 	acc.IsArray = true
 	acc.Count++
-	elem := int64(t.Size(a.idSize))
-	for m := range acc.ArrBytes {
-		acc.ArrBytes[m] += a.models[m].Array(int64(n), elem)
-	}
+	acc.Arrays.Add(int64(n), int64(t.Size(a.idSize)))
 }
 
 // Each calls fn for every group of objects.
@@ -177,9 +169,7 @@ func (a *Agg) Merge(o *Agg) {
 		}
 		dst.Count += acc.Count
 		dst.IsArray = dst.IsArray || acc.IsArray
-		for m := range dst.ArrBytes {
-			dst.ArrBytes[m] += acc.ArrBytes[m]
-		}
+		dst.Arrays.Merge(acc.Arrays)
 	})
 }
 

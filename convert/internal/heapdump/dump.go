@@ -237,56 +237,17 @@ func (h *Dump) instance(e Env, s *hprof.SubRecord, hr *hprof.HeapReader) error {
 // ClassDump adds a CLASS DUMP to the dump's layouts and notes what it
 // tells of the writer and the size model.
 func (h *Dump) ClassDump(e Env, c *hprof.ClassRecord) {
-	if h.Classes.Add(c) {
+	name := e.ClassName(c.ID)
+	if h.Classes.Add(c, h.classJVM(e, name, c)) {
 		e.SoftFail(graph.SoftDuplicateClassDump)
 	}
-	switch e.ClassName(c.ID) {
+	switch name {
 	case "java.lang.String":
 		h.stringCls = c.ID
 	case "java.lang.Thread":
 		h.threadCls = c.ID
-	case "java.lang.Object":
-		h.noteObjectClass(e, c)
-	case "java.lang.Class$Atomic":
-		h.guessOop(e, c, "annotationTypeOffset", "annotationDataOffset", "java.lang.Class$Atomic")
-	case "java.util.concurrent.FutureTask":
-		if h.Evidence.RefGuess == 0 {
-			h.guessOop(e, c, "waitersOffset", "runnerOffset", "java.util.concurrent.FutureTask")
-		}
-	case "jdk.internal.misc.Unsafe":
-		// An int up to JDK 24, a long since.
-		switch base, ok := static(e, c, "ARRAY_BYTE_BASE_OFFSET"); {
-		case ok && base.Type == hprof.TypeInt:
-			h.Evidence.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(int32(base.Value)))
-		case ok && base.Type == hprof.TypeLong:
-			h.Evidence.Compact = heapsize.CompactFromArrayBase(h.IDSize, int64(base.Value))
-		}
 	}
-}
-
-// static finds a class's static field by name (the last of that name).
-func static(e Env, c *hprof.ClassRecord, name string) (hprof.StaticField, bool) {
-	var f hprof.StaticField
-	found := false
-	for _, s := range c.Statics {
-		if e.String(s.NameID) == name {
-			f, found = s, true
-		}
-	}
-	return f, found
-}
-
-// guessOop infers the reference size from two adjacent reference-field
-// offsets the JDK keeps in static longs, as VisualVM's heap library does.
-func (h *Dump) guessOop(e Env, c *hprof.ClassRecord, hi, lo, from string) {
-	a, ha := static(e, c, hi)
-	b, hb := static(e, c, lo)
-	if !ha || !hb || a.Type != hprof.TypeLong || b.Type != hprof.TypeLong {
-		return
-	}
-	if ref, ok := heapsize.RefFromOffsets(int64(a.Value), int64(b.Value)); ok {
-		h.Evidence.RefGuess, h.Evidence.RefFrom = ref, from
-	}
+	h.noteEvidence(e, name, c)
 }
 
 // Finish decides the dump's size model from what its CLASS DUMPs told
@@ -313,18 +274,6 @@ func (h *Dump) InstanceSize(e Env, m heapsize.Model, cls uint64) int64 {
 		e.SoftFail(graph.SoftSuperMissingClassDump)
 	}
 	return l.Instance(m)
-}
-
-// noteObjectClass reads what java.lang.Object's CLASS DUMP says about the
-// writer: its instance size (non-zero from Android) and whether it lists
-// ART's shadow$_klass_ field.
-func (h *Dump) noteObjectClass(e Env, c *hprof.ClassRecord) {
-	h.Evidence.ObjectSize = c.InstanceSize
-	for _, f := range c.Fields {
-		if e.String(f.NameID) == "shadow$_klass_" {
-			h.ART = true
-		}
-	}
 }
 
 // countThreadRoot counts a ROOT THREAD OBJECT that names a thread serial

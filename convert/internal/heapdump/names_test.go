@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
-	"github.com/hprof2pprof/hprof2pprof/convert/heapsize"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 )
 
@@ -114,7 +113,7 @@ func TestSpanNamePassReadsOnlyWhatNamesNeed(t *testing.T) {
 	for i, b := range bodies {
 		rec := hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(b)), Offset: offs[i] - 9}
 		spans = append(spans, hprof.NewSegment(rd, rec, offs[i], int64(len(b))))
-		res := ScanSpan(rec, b, 8, NewAgg(8, heapsize.Candidates(8, heapsize.Overrides{}), nil), false)
+		res := ScanSpan(rec, b, 8, NewAgg(8, nil), false)
 		if err := h.AddSpan(env, &res); err != nil {
 			t.Fatal(err)
 		}
@@ -178,7 +177,7 @@ func TestNamePassStopsWhenNamesAreRead(t *testing.T) {
 	file = append(file, sub(uint8(0x2C), uint32(0), uint32(0))...)
 
 	h := New(1, 8, nil)
-	res := ScanSpan(hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(classes))}, classes, 8, NewAgg(8, heapsize.Candidates(8, heapsize.Overrides{}), nil), false)
+	res := ScanSpan(hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(classes))}, classes, 8, NewAgg(8, nil), false)
 	if err := h.AddSpan(env, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -231,7 +230,7 @@ func TestResolveNamesNoReopenWhenSpansCoverTheDump(t *testing.T) {
 	h := New(1, 8, nil)
 	rec := hprof.Record{Tag: hprof.TagHeapDumpSegment, Length: uint32(len(body)), Offset: off - 9}
 	h.Span(hprof.NewSegment(at, rec, off, int64(len(body))))
-	res := ScanSpan(rec, body, 8, NewAgg(8, heapsize.Candidates(8, heapsize.Overrides{}), nil), false)
+	res := ScanSpan(rec, body, 8, NewAgg(8, nil), false)
 	if err := h.AddSpan(env, &res); err != nil {
 		t.Fatal(err)
 	}

@@ -322,7 +322,7 @@ func (p *objectPass) classObject(s *hprof.SubRecord) error {
 		o := p.newObject(c.ID, "java.lang.Class", graph.ObjectClass)
 		l := p.layout(c.ID)
 		o.Defines, o.RawDefines = l.name, l.raw
-		o.Shallow, o.HasShallow = p.model.ClassObject(), true
+		o.Shallow, o.HasShallow = p.h.Classes.Mirror(p.in.Env, p.model, c.ID), true
 		if err := p.sink.Object(o); err != nil {
 			return err
 		}

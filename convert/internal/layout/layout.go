@@ -35,6 +35,39 @@ type Class struct {
 	Refs   int               // own reference fields
 	Prims  int               // bytes of own primitive fields
 	Size   uint32            // the CLASS DUMP's instance size field
+	JVM                      // what the JVM adds that the CLASS DUMP does not say
+}
+
+// JVM is what the JVM gives a class that its CLASS DUMP does not list:
+// the fields it injects into its own classes and their @Contended
+// padding (heapsize.Injected), counted in every instance's size, and
+// the static fields its class object (mirror) holds.
+type JVM struct {
+	Injected    heapsize.Layout
+	Contended   bool // the injected bytes include @Contended padding
+	StaticRefs  int
+	StaticPrims int
+}
+
+// ownFields are one class's own fields in a flattened chain.
+type ownFields struct {
+	heapsize.Layout
+	contended bool
+}
+
+// instanceAfterContended sizes an instance of a class below one with
+// @Contended padding: HotSpot places a subclass's fields after such a
+// class's padding, on an 8-byte boundary, instead of in its holes.
+func (l *Layout) instanceAfterContended(m heapsize.Model) int64 {
+	end, ref := int64(m.Header()), int64(m.Ref())
+	for i := len(l.chain) - 1; i >= 0; i-- {
+		c := l.chain[i]
+		end += int64(c.Refs)*ref + int64(c.Prims)
+		if c.contended && i > 0 {
+			end = heapsize.Align8(end)
+		}
+	}
+	return heapsize.Align8(end)
 }
 
 // Field is one instance field of a flattened layout.
@@ -58,6 +91,15 @@ type Layout struct {
 	// instance size (the size model's inputs).
 	RefCount  int
 	PrimBytes int
+	// Injected sums what the JVM adds to the chain's classes
+	// (Class.Injected); it counts where the model is HotSpot's.
+	Injected heapsize.Layout
+	// chain is each class's own fields (injected ones included), the
+	// class first, and contended whether one of its super classes has
+	// @Contended padding (Class.Contended): then the fields are summed
+	// class by class (instanceAfterContended).
+	chain     []ownFields
+	contended bool
 	Written   uint32
 	// SuperMissing says the chain ends at a super class without a CLASS
 	// DUMP (the fields above it are unknown).
@@ -74,6 +116,9 @@ type Table struct {
 	idSize  int
 	classes map[uint64]*Class
 	flat    map[uint64]*Layout
+	// classClass is java.lang.Class's ID (SetClassClass): its instances'
+	// size starts every class object's (Mirror).
+	classClass uint64
 }
 
 // NewTable starts the table of a dump with IDs of idSize bytes.
@@ -81,11 +126,11 @@ func NewTable(idSize int) *Table {
 	return &Table{idSize: idSize, classes: map[uint64]*Class{}, flat: map[uint64]*Layout{}}
 }
 
-// Add records the CLASS DUMP c; it reports whether the class had one
-// already (the later one wins).
-func (t *Table) Add(c *hprof.ClassRecord) (dup bool) {
+// Add records the CLASS DUMP c, with what the JVM adds to it (j); it
+// reports whether the class had one already (the later one wins).
+func (t *Table) Add(c *hprof.ClassRecord, j JVM) (dup bool) {
 	_, dup = t.classes[c.ID]
-	def := &Class{Super: c.SuperID, Loader: c.LoaderID, Size: c.InstanceSize, Fields: slices.Clone(c.Fields)}
+	def := &Class{Super: c.SuperID, Loader: c.LoaderID, Size: c.InstanceSize, Fields: slices.Clone(c.Fields), JVM: j}
 	for _, f := range c.Fields {
 		if f.Type == hprof.TypeObject {
 			def.Refs++
@@ -177,6 +222,10 @@ func (t *Table) Layout(names Names, id uint64) *Layout {
 		}
 		l.RefCount += k.Refs
 		l.PrimBytes += k.Prims
+		l.Injected.Refs += k.Injected.Refs
+		l.Injected.Prims += k.Injected.Prims
+		l.chain = append(l.chain, ownFields{heapsize.Layout{Refs: k.Refs + k.Injected.Refs, Prims: k.Prims + k.Injected.Prims}, k.Contended})
+		l.contended = l.contended || (k.Contended && len(l.chain) > 1)
 		return true
 	})
 	l.Payload, l.SuperMissing = off, !known
@@ -186,9 +235,35 @@ func (t *Table) Layout(names Names, id uint64) *Layout {
 	return l
 }
 
+// SetClassClass names java.lang.Class's ID (Mirror sizes class objects
+// from its instances).
+func (t *Table) SetClassClass(id uint64) { t.classClass = id }
+
+// Mirror is the size of class id's class object under model m:
+// java.lang.Class's instance size (the header alone without its CLASS
+// DUMP), then the class's static fields (heapsize.Model.Mirror).
+func (t *Table) Mirror(names Names, m heapsize.Model, id uint64) int64 {
+	c := t.classes[id]
+	if c == nil || !m.HotSpot() {
+		return 0
+	}
+	size := m.Instance(0, 0, 0)
+	if l := t.Layout(names, t.classClass); l != nil {
+		size = l.Instance(m)
+	}
+	return m.Mirror(size, c.StaticRefs, c.StaticPrims)
+}
+
 // Instance is the size of an instance of the class under model m.
 func (l *Layout) Instance(m heapsize.Model) int64 {
-	return m.Instance(l.RefCount, l.PrimBytes, l.Written)
+	if m.HotSpot() && l.contended && !m.Written() {
+		return l.instanceAfterContended(m)
+	}
+	refs, prims := l.RefCount, l.PrimBytes
+	if m.HotSpot() {
+		refs, prims = refs+l.Injected.Refs, prims+l.Injected.Prims
+	}
+	return m.Instance(refs, prims, l.Written)
 }
 
 // Field finds the first field named name (the class's own before its

@@ -27,8 +27,8 @@ func field(name uint64, t hprof.BasicType) hprof.FieldDecl {
 // the whole chain.
 func TestLayoutFlattens(t *testing.T) {
 	tb := NewTable(8)
-	tb.Add(class(100, 0, field(2, hprof.TypeInt)))                                // base: int hash
-	tb.Add(class(200, 100, field(5, hprof.TypeObject), field(3, hprof.TypeByte))) // key, coder
+	tb.Add(class(100, 0, field(2, hprof.TypeInt)), JVM{})                                // base: int hash
+	tb.Add(class(200, 100, field(5, hprof.TypeObject), field(3, hprof.TypeByte)), JVM{}) // key, coder
 	l := tb.Layout(fieldNames, 200)
 	want := []Field{{"key", 0, hprof.TypeObject}, {"coder", 8, hprof.TypeByte}, {"hash", 9, hprof.TypeInt}}
 	if len(l.Fields) != len(want) {
@@ -66,22 +66,22 @@ func TestLayoutFlattens(t *testing.T) {
 // class replaces the layouts flattened through the first.
 func TestLayoutDamagedChains(t *testing.T) {
 	tb := NewTable(4)
-	tb.Add(class(10, 99, field(4, hprof.TypeObject)))
+	tb.Add(class(10, 99, field(4, hprof.TypeObject)), JVM{})
 	l := tb.Layout(fieldNames, 10)
 	if !l.SuperMissing || tb.Known(10) || len(l.Refs) != 1 {
 		t.Errorf("missing super: %+v", l)
 	}
-	tb.Add(class(20, 30, field(4, hprof.TypeObject)))
-	tb.Add(class(30, 20))
+	tb.Add(class(20, 30, field(4, hprof.TypeObject)), JVM{})
+	tb.Add(class(30, 20), JVM{})
 	if l := tb.Layout(fieldNames, 20); len(l.Refs) != MaxSuperChain/2 || l.SuperMissing {
 		t.Errorf("cycle: %d refs, want %d", len(l.Refs), MaxSuperChain/2)
 	}
-	tb.Add(class(40, 0, field(4, hprof.TypeObject)))
-	tb.Add(class(50, 40))
+	tb.Add(class(40, 0, field(4, hprof.TypeObject)), JVM{})
+	tb.Add(class(50, 40), JVM{})
 	if l := tb.Layout(fieldNames, 50); len(l.Refs) != 1 {
 		t.Fatalf("refs %v", l.Refs)
 	}
-	if !tb.Add(class(40, 0, field(2, hprof.TypeInt), field(4, hprof.TypeObject))) {
+	if !tb.Add(class(40, 0, field(2, hprof.TypeInt), field(4, hprof.TypeObject)), JVM{}) {
 		t.Error("a second CLASS DUMP not reported")
 	}
 	if l := tb.Layout(fieldNames, 50); len(l.Refs) != 1 || l.Refs[0] != 4 {
@@ -93,14 +93,14 @@ func TestLayoutDamagedChains(t *testing.T) {
 // JDK 9+ one (byte[] value, coder).
 func TestStringRef(t *testing.T) {
 	tb := NewTable(4)
-	tb.Add(class(1, 0, field(1, hprof.TypeObject), field(7, hprof.TypeInt), field(6, hprof.TypeInt), field(2, hprof.TypeInt)))
+	tb.Add(class(1, 0, field(1, hprof.TypeObject), field(7, hprof.TypeInt), field(6, hprof.TypeInt), field(2, hprof.TypeInt)), JVM{})
 	l := tb.Layout(fieldNames, 1)
 	sf := l.StringFields()
 	r, ok := l.StringRef(&sf, []byte{0, 0, 0x10, 0, 0, 0, 0, 2, 0, 0, 0, 3, 0, 0, 0, 0})
 	if !ok || r != (StringRef{Array: 0x1000, Coder: NoCoder, Off: 2, Count: 3}) {
 		t.Errorf("JDK 6: %+v, %v", r, ok)
 	}
-	tb.Add(class(2, 0, field(1, hprof.TypeObject), field(2, hprof.TypeInt), field(3, hprof.TypeByte)))
+	tb.Add(class(2, 0, field(1, hprof.TypeObject), field(2, hprof.TypeInt), field(3, hprof.TypeByte)), JVM{})
 	l = tb.Layout(fieldNames, 2)
 	sf = l.StringFields()
 	r, ok = l.StringRef(&sf, []byte{0, 0, 0x20, 0, 0, 0, 0, 0, 1})
