@@ -69,7 +69,7 @@ func (c *conn) fail(why string, err error) {
 func (c *conn) serveBinary(ctx context.Context, br io.Reader) {
 	s := c.s
 	st, err := convert.NewStream(br, convert.StreamOptions{
-		Options:   convert.Options{Interval: s.cfg.CPUInterval},
+		Options:   convert.Options{Interval: s.cfg.CPUInterval, RawNames: s.cfg.RawNames},
 		MaxRecord: s.cfg.MaxRecord,
 		MaxState:  s.cfg.MaxState,
 	})
@@ -197,7 +197,7 @@ func (c *conn) serveText(ctx context.Context, br io.Reader) {
 	stop := context.AfterFunc(ctx, func() { c.c.SetReadDeadline(time.Now().Add(s.cfg.Grace)) })
 	defer stop()
 	lr := &limitReader{r: br, n: s.cfg.MaxTextBytes}
-	g, err := convert.Convert(context.Background(), lr, c.remote, convert.Options{Interval: s.cfg.CPUInterval})
+	g, err := convert.Convert(context.Background(), lr, c.remote, convert.Options{Interval: s.cfg.CPUInterval, RawNames: s.cfg.RawNames})
 	if lr.hit {
 		c.fail("text stream too large", fmt.Errorf("%w: more than %d bytes", convert.ErrLimit, s.cfg.MaxTextBytes))
 	}

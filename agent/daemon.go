@@ -29,6 +29,9 @@ type DaemonConfig struct {
 	Listen *Config
 	// Labels are attributes of every window, whatever its source.
 	Labels map[string]string
+	// RawNames keeps hidden and lambda class names as the JVM wrote
+	// them, in every source's windows (convert.Options.RawNames).
+	RawNames bool
 	// OutDir, when set, gets pprof files: OutDir/<jvm>/<view>-<start>.pb.gz.
 	OutDir string
 	// OTLP pushes windows to OTLP.Client.Endpoint when it is set; Start
@@ -128,6 +131,7 @@ func (d *Daemon) start(ctx context.Context) error {
 	}
 	sc := *d.cfg.Listen
 	sc.Labels, sc.Exporters, sc.Logger, sc.Metrics = d.cfg.Labels, d.exporters, d.log, d.m
+	sc.RawNames = sc.RawNames || d.cfg.RawNames
 	srv, err := NewServer(sc)
 	if err != nil {
 		return &StartError{Config: true, Err: err}
@@ -207,7 +211,7 @@ func (d *Daemon) Wait() error {
 // startLive starts the watcher and the capture triggers, as configured;
 // they run until ctx ends.
 func (d *Daemon) startLive(ctx context.Context) error {
-	copts := convert.Options{Views: []string{"heap"}}
+	copts := convert.Options{Views: []string{"heap"}, RawNames: d.cfg.RawNames}
 	if wo := d.cfg.Watch; wo.Dir != "" {
 		wo.Convert, wo.Handle, wo.Logger = copts, d.watched, d.log.With("watch", wo.Dir)
 		w, err := watch.New(wo)

@@ -16,6 +16,7 @@ type Config struct {
 	MaxConns    int           // concurrent JVMs; default 64
 	Interval    time.Duration // window length; default 10s
 	CPUInterval time.Duration // the agent's sampling interval (cpu/nanoseconds); default 10ms
+	RawNames    bool          // keep hidden and lambda class names as written (convert.Options.RawNames)
 	Labels      map[string]string
 	Exporters   []Exporter
 	Logger      *slog.Logger

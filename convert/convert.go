@@ -30,6 +30,12 @@ type Options struct {
 	// Mapping, when set, is an R8/ProGuard mapping file: obfuscated
 	// class and method names become the original ones.
 	Mapping *mapping.Map
+	// RawNames keeps hidden and lambda class names as the input wrote
+	// them ("Foo$$Lambda$42.0x00000007c00c1670.run"). By default method
+	// and class frames and class labels name them run-independently
+	// ("Foo$$Lambda.run", graph.Graph.NormalizeClasses), the exact name
+	// kept as the frame's system name (graph.Frame.RawClass).
+	RawNames bool
 	// Progress, when set, is called now and then with the number of
 	// input bytes read so far.
 	Progress func(done int64)

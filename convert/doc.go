@@ -23,7 +23,11 @@
 //     with one damage policy;
 //   - a frame is named: convert/internal/frames/frames.go (trace serial →
 //     stack of Java-named frames, R8 retracing);
-//   - a class is named: convert/javaname/javaname.go;
+//   - a class is named: convert/javaname/javaname.go; its run-independent
+//     name (a hidden or lambda class without its address, Normalize) is
+//     given to every frame and class label of a decoded graph by
+//     graph.Graph.NormalizeClasses (convert/graph/names.go), unless
+//     Options.RawNames;
 //   - a class layout is made: convert/internal/layout/layout.go (one
 //     table per dump: field offsets, reference slots, named fields,
 //     flattened over the super chain; java.lang.String values decoded in

@@ -257,6 +257,9 @@ func limited(ctx context.Context, opts Options, decode func(context.Context, Opt
 		return nil, cause
 	}
 	if g != nil {
+		if !opts.RawNames {
+			g.NormalizeClasses()
+		}
 		g.Canonicalize() // the same ids for the same input, run after run
 	}
 	return g, err

@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"cmp"
 	"context"
 	"os"
 	"path/filepath"
@@ -125,8 +126,10 @@ func TestOneSizeEverywhere(t *testing.T) {
 			rows := map[string][2]int64{}
 			err = d.Rows(context.Background(), &graph.ObjectSink{Object: func(o *graph.Object) error {
 				if o.HasShallow {
-					r := rows[o.Class]
-					rows[o.Class] = [2]int64{r[0] + 1, r[1] + o.Shallow}
+					// By exact name, as heapHistogram gives the heap view.
+					c := cmp.Or(o.RawClass, o.Class)
+					r := rows[c]
+					rows[c] = [2]int64{r[0] + 1, r[1] + o.Shallow}
 				}
 				return nil
 			}})

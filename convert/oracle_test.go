@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 )
 
 // oracleHistogram reads an oracle's histogram-by-name.csv: class →
@@ -39,7 +41,9 @@ func oracleHistogram(t *testing.T, dir string) map[string][2]int64 {
 	return out
 }
 
-// heapHistogram sums the heap view by its class label.
+// heapHistogram sums the heap view by exact class name: its leaf class
+// frame's (graph.Frame.ExactClass), which the oracle prints, checked
+// against the sample's class label, the normalised name.
 func heapHistogram(t *testing.T, g *graph.Graph) map[string][2]int64 {
 	t.Helper()
 	v := g.View(graph.ViewHeap)
@@ -53,6 +57,12 @@ func heapHistogram(t *testing.T, g *graph.Graph) map[string][2]int64 {
 			if l.Key == graph.LabelClass {
 				class = l.Str
 			}
+		}
+		if leaf := g.Frames[g.Stacks[s.Stack][0]]; leaf.Kind == graph.KindClass && leaf.Class == class {
+			class = leaf.ExactClass()
+		}
+		if n := javaname.Normalize(class); n != class && !slices.Contains(s.Labels, graph.Label{Key: graph.LabelClass, Str: n}) {
+			t.Errorf("%s: the class label is not its normalised name %s", class, n)
 		}
 		x := out[class]
 		x[0] += s.Values[0]
@@ -160,7 +170,7 @@ func javaFrame(f graph.Frame) string {
 	default:
 		loc = f.File
 	}
-	return fmt.Sprintf("%s.%s(%s)", f.Class, f.Method, loc)
+	return fmt.Sprintf("%s.%s(%s)", f.ExactClass(), f.Method, loc)
 }
 
 func TestThreadsMatchOracle(t *testing.T) {

@@ -25,5 +25,6 @@ func writeObjects(ctx context.Context, sink *graph.ObjectSink, in *hprof.File, d
 		Progress: opts.Progress,
 		Before:   g.Source.Bytes,
 		Retained: d.retained,
+		RawNames: opts.RawNames,
 	})
 }

@@ -268,6 +268,9 @@ func (s *Stream) cut(end uint32) *Window {
 	}
 	d.sites = nil
 	s.buildThreadsWindow(g, st)
+	if !s.opts.RawNames {
+		g.NormalizeClasses()
+	}
 	g.Canonicalize()
 
 	for _, v := range g.Views {

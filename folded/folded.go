@@ -62,16 +62,23 @@ func Write(w io.Writer, g *graph.Graph, view, typ string) error {
 		}
 		return fmt.Errorf("%w: view %s has no %q (it has %s)", ErrNoSampleType, view, typ, strings.Join(have, ", "))
 	}
-	sums := map[graph.StackID]int64{}
+	// Summed by the stack's line, not its id: stacks whose frames
+	// differ only in their system names (hidden classes' exact names,
+	// graph.Graph.NormalizeClasses) read alike and are one line.
+	byStack := map[graph.StackID]int64{}
 	for _, s := range v.Samples {
 		if col < len(s.Values) {
-			sums[s.Stack] += s.Values[col]
+			byStack[s.Stack] += s.Values[col]
 		}
 	}
+	sums := make(map[string]int64, len(byStack))
+	for id, n := range byStack {
+		sums[stackLine(g, id)] += n
+	}
 	lines := make([]string, 0, len(sums))
-	for id, n := range sums {
+	for stack, n := range sums {
 		if n != 0 {
-			lines = append(lines, stackLine(g, id)+" "+strconv.FormatInt(n, 10))
+			lines = append(lines, stack+" "+strconv.FormatInt(n, 10))
 		}
 	}
 	sort.Strings(lines)

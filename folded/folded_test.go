@@ -53,3 +53,25 @@ func TestWrite(t *testing.T) {
 		t.Errorf("missing sample type: %v", err)
 	}
 }
+
+// Stacks whose frames differ only in their system names (two hidden
+// classes normalised to one name) are one line, their values summed.
+func TestWriteSumsStacksAlikeInName(t *testing.T) {
+	g := graph.New()
+	run := g.Frame(graph.Frame{Class: "java.lang.Thread", Method: "run"})
+	a := g.Frame(graph.Frame{Class: "Foo$$Lambda", RawClass: "Foo$$Lambda$1.0x10", Method: "run"})
+	b := g.Frame(graph.Frame{Class: "Foo$$Lambda", RawClass: "Foo$$Lambda$2.0x20", Method: "run"})
+	v := graph.NewCPUView(0)
+	v.Samples = []graph.Sample{
+		{Stack: g.Stack([]graph.FrameID{a, run}), Values: []int64{2, 20}},
+		{Stack: g.Stack([]graph.FrameID{b, run}), Values: []int64{3, 30}},
+	}
+	g.AddView(v)
+	var out bytes.Buffer
+	if err := Write(&out, g, "cpu", "samples"); err != nil {
+		t.Fatal(err)
+	}
+	if want := "java.lang.Thread.run;Foo$$Lambda.run 5\n"; out.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", out.String(), want)
+	}
+}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 	"github.com/hprof2pprof/hprof2pprof/pprofout"
 )
 
@@ -97,7 +98,25 @@ func TestREADMEQueriesFixtures(t *testing.T) {
 	for _, fx := range fixtures {
 		paths = append(paths, fixture{filepath.Join(root, "testdata", fx.file), fx.source})
 	}
-	res, exp := convertAndQuery(t, modules, qs, paths)
+	raw := []namedQuery{
+		{"classes_raw", "SELECT source, class_raw, instances, shallow_bytes FROM classes"},
+		{"frames_raw", "SELECT DISTINCT class, class_raw FROM frames WHERE class <> class_raw"},
+		{"samples_raw", "SELECT DISTINCT class, class_raw FROM samples WHERE class <> class_raw"},
+	}
+	res, exp := convertAndQuery(t, modules, append(slices.Clone(qs), raw...), paths)
+	// Where class and class_raw differ, class is the exact name
+	// normalised.
+	for _, q := range []string{"frames_raw", "samples_raw"} {
+		rows := res.rows(t, q, "class", "class_raw")
+		if len(rows) == 0 {
+			t.Errorf("%s: no hidden class with its exact name", q)
+		}
+		for _, r := range rows {
+			if c, exact, _ := strings.Cut(r, "|"); javaname.Normalize(exact) != c {
+				t.Errorf("%s: class %q, class_raw %q", q, c, exact)
+			}
+		}
+	}
 	for _, q := range []string{"class_histogram", "class_growth", "top_allocating_methods", "cpu_by_thread", "cpu_flat", "cpu_cumulative", "monitor_contention"} {
 		if len(exp[q].rows) == 0 {
 			t.Errorf("fixtures give query %s nothing to answer", q)
@@ -105,25 +124,35 @@ func TestREADMEQueriesFixtures(t *testing.T) {
 	}
 	checkQueries(t, qs, res, exp)
 
-	// The classes table against the oracle's histogram of the same dumps.
+	// The classes table against the oracle's histogram of the same dumps:
+	// row by row by exact name (class_raw), and summed by class, the
+	// normalised name, as the README's class_histogram sums it.
 	got := res.rows(t, "class_histogram", "source", "class", "instances", "shallow_bytes")
+	gotRaw := res.rows(t, "classes_raw", "source", "class_raw", "instances", "shallow_bytes")
 	for _, fx := range fixtures {
 		oracle := filepath.Join(root, "testdata", fx.file+".oracle", "histogram-by-name.csv")
 		if _, err := os.Stat(oracle); err != nil {
 			continue
 		}
 		want := oracleHistogram(t, oracle, fx.source)
-		var mine []string
-		for _, r := range got {
-			if strings.HasPrefix(r, fx.source+"|") {
-				mine = append(mine, r)
+		wantNorm := normalizedHistogram(want)
+		sort.Strings(wantNorm)
+		for _, c := range []struct {
+			what      string
+			got, want []string
+		}{{"class_raw", gotRaw, want}, {"class", got, wantNorm}} {
+			var mine []string
+			for _, r := range c.got {
+				if strings.HasPrefix(r, fx.source+"|") {
+					mine = append(mine, r)
+				}
 			}
-		}
-		sort.Strings(mine)
-		if !slices.Equal(mine, want) {
-			t.Errorf("%s: classes table (%d rows) differs from the oracle histogram (%d rows)", fx.file, len(mine), len(want))
-		} else {
-			t.Logf("%s: classes table equals the oracle histogram (%d classes)", fx.file, len(want))
+			sort.Strings(mine)
+			if !slices.Equal(mine, c.want) {
+				t.Errorf("%s: classes table by %s (%d rows) differs from the oracle histogram (%d rows)", fx.file, c.what, len(mine), len(c.want))
+			} else {
+				t.Logf("%s: classes table by %s equals the oracle histogram (%d classes)", fx.file, c.what, len(c.want))
+			}
 		}
 	}
 }

@@ -1,6 +1,7 @@
 package parquet
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -91,6 +92,7 @@ func heapFields(table string) []arrow.Field {
 			req("source", tString),
 			req("object_id", tInt64),
 			req("class", tString),
+			req("class_raw", tString),
 			req("kind", tString),
 			opt("shallow_size", tInt64),
 			opt("array_length", tInt64),
@@ -98,6 +100,7 @@ func heapFields(table string) []arrow.Field {
 			opt("retained_size", tInt64),
 			opt("dominator_id", tInt64),
 			opt("defines", tString),
+			opt("defines_raw", tString),
 		}
 	case TableRefs:
 		return []arrow.Field{
@@ -172,6 +175,7 @@ func (h *heapRows) object(t *table, source string, o *graph.Object) error {
 	r.str(source)
 	r.i64(int64(o.ID))
 	r.str(o.Class)
+	r.str(cmp.Or(o.RawClass, o.Class))
 	r.str(o.Kind)
 	r.optI64(o.Shallow, o.HasShallow)
 	r.optI64(o.Length, o.HasLength)
@@ -179,6 +183,7 @@ func (h *heapRows) object(t *table, source string, o *graph.Object) error {
 	r.optI64(o.Retained, o.HasRetained)
 	r.optI64(int64(o.Dominator), o.HasDominator)
 	r.optStr(o.Defines)
+	r.optStr(cmp.Or(o.RawDefines, o.Defines))
 	return r.end()
 }
 

@@ -87,16 +87,27 @@ func (w *Writer) addViews(j *job) error {
 
 // stackNames computes, once per graph, each stack's leaf function, its
 // innermost Java method (the first KindMethod frame from the leaf) and
-// its leaf class (the leaf frame's class when it is a KindClass frame).
+// its leaf class (the leaf frame's class when it is a KindClass frame)
+// with that class's exact name (graph.Frame.ExactClass).
 type stackNames struct {
-	g                         *graph.Graph
-	leaf, function, leafClass []string
-	done                      []bool
+	g                                  *graph.Graph
+	leaf, function, leafClass, leafRaw []string
+	done                               []bool
 }
 
 func newStackNames(g *graph.Graph) *stackNames {
 	n := len(g.Stacks)
-	return &stackNames{g: g, leaf: make([]string, n), function: make([]string, n), leafClass: make([]string, n), done: make([]bool, n)}
+	return &stackNames{g: g, leaf: make([]string, n), function: make([]string, n),
+		leafClass: make([]string, n), leafRaw: make([]string, n), done: make([]bool, n)}
+}
+
+// exactClass is the exact name of class, a sample's class: its leaf
+// class frame's when that frame names it, else class itself.
+func (sn *stackNames) exactClass(id graph.StackID, class string) string {
+	if class != "" && sn.leafClass[id] == class {
+		return sn.leafRaw[id]
+	}
+	return class
 }
 
 // names returns the stack's leaf and innermost method function names
@@ -116,7 +127,7 @@ func (sn *stackNames) names(id graph.StackID) (leaf, function string, err error)
 		if i == 0 {
 			sn.leaf[id] = fr.Function()
 			if fr.Kind == graph.KindClass {
-				sn.leafClass[id] = fr.Class
+				sn.leafClass[id], sn.leafRaw[id] = fr.Class, fr.ExactClass()
 			}
 		}
 		if fr.Kind == graph.KindMethod && sn.function[id] == "" {
@@ -185,8 +196,11 @@ func (w *Writer) addSamples(j *job) error {
 			r.i64(int64(s.Stack))
 			r.optStr(leaf)
 			r.optStr(function)
-			for _, x := range std {
+			for k, x := range std {
 				r.optStr(x)
+				if k == classColumn {
+					r.optStr(sn.exactClass(s.Stack, x))
+				}
 			}
 			r.strMap(strKeys, strVals)
 			r.counts(numKeys, numVals)
@@ -268,6 +282,7 @@ func (w *Writer) addFrames(j *job) error {
 		r.str(f.Kind.String())
 		r.str(f.Function())
 		r.str(f.Class)
+		r.str(f.ExactClass())
 		r.optStr(f.Method)
 		r.optStr(f.Signature)
 		r.optStr(f.File)
@@ -306,8 +321,9 @@ func (w *Writer) addThreads(j *job) error {
 }
 
 // addClasses writes the heap histogram (when the heap view is
-// selected): the heap view's samples summed by
-// class label (a sample without one counts under its leaf class frame).
+// selected): the heap view's samples summed by the exact name of their
+// class label (a sample without one counts under its leaf class frame),
+// the label, normalised, beside it.
 func (w *Writer) addClasses(j *job) error {
 	v := heapView(j.views)
 	if v == nil {
@@ -322,6 +338,7 @@ func (w *Writer) addClasses(j *job) error {
 	for _, k := range classesByBytes(by) {
 		r := t.row()
 		r.str(j.source)
+		r.str(by[k].class)
 		r.str(k)
 		r.i64(by[k].n)
 		r.i64(by[k].bytes)
@@ -333,8 +350,12 @@ func (w *Writer) addClasses(j *job) error {
 	return nil
 }
 
-// classSums is what one class's heap samples add up to.
-type classSums struct{ n, bytes int64 }
+// classSums is what one class's heap samples add up to; class is its
+// name, normalised unless the graph kept exact names.
+type classSums struct {
+	class    string
+	n, bytes int64
+}
 
 // heapView returns the last heap view among views, or nil.
 func heapView(views []*graph.View) *graph.View {
@@ -347,19 +368,20 @@ func heapView(views []*graph.View) *graph.View {
 	return v
 }
 
-// sumByClass sums the heap view's objects and bytes by sample class.
+// sumByClass sums the heap view's objects and bytes by the exact name
+// of the sample class.
 func sumByClass(g *graph.Graph, v *graph.View) (map[string]*classSums, error) {
 	io, is := v.Index("inuse_objects"), v.Index("inuse_space")
 	by := map[string]*classSums{}
 	for si, s := range v.Samples {
-		class, err := sampleClass(g, s, si)
+		class, exact, err := sampleClass(g, s, si)
 		if err != nil {
 			return nil, err
 		}
-		c := by[class]
+		c := by[exact]
 		if c == nil {
-			c = &classSums{}
-			by[class] = c
+			c = &classSums{class: class}
+			by[exact] = c
 		}
 		n, _ := valueAt(s.Values, io)
 		b, _ := valueAt(s.Values, is)
@@ -370,21 +392,30 @@ func sumByClass(g *graph.Graph, v *graph.View) (map[string]*classSums, error) {
 }
 
 // sampleClass names the class a heap sample counts under: its class
-// label, else its leaf frame's class, else "(unknown)". si is the
-// sample's index, for the error.
-func sampleClass(g *graph.Graph, s graph.Sample, si int) (string, error) {
+// label, else its leaf frame's class, else "(unknown)"; and that class's
+// exact name (the leaf class frame's, when the frame names the class).
+// si is the sample's index, for the error.
+func sampleClass(g *graph.Graph, s graph.Sample, si int) (class, exact string, err error) {
 	for _, l := range s.Labels {
 		if l.Key == graph.LabelClass && l.Str != "" {
-			return l.Str, nil
+			class = l.Str
+			break
 		}
 	}
 	if int(s.Stack) >= len(g.Stacks) {
-		return "", fmt.Errorf("%w: stack %d out of range (view heap, sample %d)", ErrInvalidGraph, s.Stack, si)
+		return "", "", fmt.Errorf("%w: stack %d out of range (view heap, sample %d)", ErrInvalidGraph, s.Stack, si)
 	}
+	var leaf *graph.Frame
 	if st := g.Stacks[s.Stack]; len(st) > 0 && int(st[0]) < len(g.Frames) && g.Frames[st[0]].Kind == graph.KindClass && g.Frames[st[0]].Class != "" {
-		return g.Frames[st[0]].Class, nil
+		leaf = &g.Frames[st[0]]
 	}
-	return "(unknown)", nil
+	switch {
+	case leaf != nil && (class == "" || class == leaf.Class):
+		return leaf.Class, leaf.ExactClass(), nil
+	case class != "":
+		return class, class, nil
+	}
+	return "(unknown)", "(unknown)", nil
 }
 
 // classesByBytes returns the class names, most bytes first, then by

@@ -100,6 +100,7 @@ func schemaOf(table string) *arrow.Schema {
 			opt("thread", tString),
 			opt("state", tString),
 			opt("class", tString),
+			opt("class_raw", tString),
 			opt("heap", tString),
 			opt("monitor", tString),
 			opt("labels", tStrMap),
@@ -124,6 +125,7 @@ func schemaOf(table string) *arrow.Schema {
 			req("kind", tString),
 			req("function", tString),
 			req("class", tString),
+			req("class_raw", tString),
 			opt("method", tString),
 			opt("signature", tString),
 			opt("file", tString),
@@ -145,6 +147,7 @@ func schemaOf(table string) *arrow.Schema {
 		fields = []arrow.Field{
 			req("source", tString),
 			req("class", tString),
+			req("class_raw", tString),
 			req("instances", tInt64),
 			req("shallow_bytes", tInt64),
 			opt("retained_bytes", tInt64),

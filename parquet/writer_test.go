@@ -35,12 +35,19 @@ func expectedRows(gs ...*graph.Graph) map[string]int64 {
 		if v == nil {
 			continue // no heap view: no classes rows
 		}
+		// One row per class as the dump names it: the leaf class
+		// frame's exact name when it stands for the class label.
 		classes := map[string]bool{}
 		for _, s := range v.Samples {
 			for _, l := range s.Labels {
-				if l.Key == graph.LabelClass {
-					classes[l.Str] = true
+				if l.Key != graph.LabelClass {
+					continue
 				}
+				exact := l.Str
+				if f := g.Frames[g.Stacks[s.Stack][0]]; f.Kind == graph.KindClass && f.Class == l.Str {
+					exact = f.ExactClass()
+				}
+				classes[exact] = true
 			}
 		}
 		n[TableClasses] += int64(len(classes))

@@ -74,6 +74,7 @@ func parseAgent(e *env, args []string) (cfg agent.DaemonConfig, code int) {
 	fs.DurationVar(&sc.Interval, "window", 10*time.Second, "window length: how often each JVM is asked for its CPU samples and allocation sites")
 	fs.DurationVar(&sc.Interval, "interval", 10*time.Second, "old spelling of --window, still accepted (convert's --interval is the CPU sampling interval: here --cpu-interval)")
 	fs.DurationVar(&sc.CPUInterval, "cpu-interval", 0, "the agent's CPU sampling interval, for cpu/nanoseconds (default 10ms, the agent's default)")
+	fs.BoolVar(&cfg.RawNames, "raw-names", false, rawNamesUsage)
 	fs.Var(labelFlag(cfg.Labels), "label", "k=v attribute on every window (repeatable)")
 	fs.StringVar(&af.out, "out", "", "write pprof files to DIR/<jvm>/<view>-<start>.pb.gz")
 	oo := &cfg.OTLP

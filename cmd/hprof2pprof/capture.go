@@ -50,6 +50,7 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("capture", "PID... | --list", e.stderr)
 	var df decodeFlags
 	df.add(fs)
+	df.addNames(fs)
 	var cf captureFlags
 	var dst batch.Destination
 	pf := addPushFlags(fs)

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 )
 
 func TestExitCodes(t *testing.T) {
@@ -78,15 +80,51 @@ func TestOutputNames(t *testing.T) {
 
 // TestPprofTopHeapIsClassHistogram converts the heap view with the CLI
 // and reads it with the real `go tool pprof -top`: every class's flat
-// object count equals the oracle's histogram.
+// object count equals the oracle's histogram, summed over the classes
+// whose names normalise alike (javaname.Normalize), or per exact name
+// with --raw-names.
 func TestPprofTopHeapIsClassHistogram(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "heap.pb.gz")
 	in := "../../testdata/jdk17-zoo-live.hprof"
-	// The oracle's size model, to compare with it.
-	if code, stderr := runCLI(t, "convert", "--view", "heap", "--size-model", "visualvm", "-o", out, in); code != exitOK {
-		t.Fatalf("exit %d: %s", code, stderr)
+	for _, raw := range []bool{false, true} {
+		out := filepath.Join(t.TempDir(), "heap.pb.gz")
+		// The oracle's size model, to compare with it.
+		args := []string{"convert", "--view", "heap", "--size-model", "visualvm", "-o", out, in}
+		if raw {
+			args = append(args, "--raw-names")
+		}
+		if code, stderr := runCLI(t, args...); code != exitOK {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		flat := pprofTopFlat(t, out)
+		want := map[string]int64{}
+		for _, r := range readCSV(t, in+".oracle/histogram-by-name.csv")[1:] {
+			n, _ := strconv.ParseInt(r[1], 10, 64)
+			if !raw {
+				r[0] = javaname.Normalize(r[0])
+			}
+			want[r[0]] += n
+		}
+		checked := 0
+		for c, n := range want {
+			if n == 0 {
+				continue
+			}
+			if flat[c] != n {
+				t.Errorf("raw names %v: %s: pprof -top flat %d, oracle %d", raw, c, flat[c], n)
+			}
+			checked++
+		}
+		if checked < 500 {
+			t.Errorf("only %d classes checked", checked)
+		}
 	}
-	cmd := exec.Command("go", "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0", "-sample_index=inuse_objects", out)
+}
+
+// pprofTopFlat runs `go tool pprof -top` on a heap profile and returns
+// each function's flat object count.
+func pprofTopFlat(t *testing.T, path string) map[string]int64 {
+	t.Helper()
+	cmd := exec.Command("go", "tool", "pprof", "-top", "-nodecount=100000", "-nodefraction=0", "-sample_index=inuse_objects", path)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -104,21 +142,7 @@ func TestPprofTopHeapIsClassHistogram(t *testing.T) {
 			flat[f[5]] = n
 		}
 	}
-	rows := readCSV(t, in+".oracle/histogram-by-name.csv")
-	checked := 0
-	for _, r := range rows[1:] {
-		n, _ := strconv.ParseInt(r[1], 10, 64)
-		if n == 0 {
-			continue
-		}
-		if flat[r[0]] != n {
-			t.Errorf("%s: pprof -top flat %d, oracle %d", r[0], flat[r[0]], n)
-		}
-		checked++
-	}
-	if checked < 500 {
-		t.Errorf("only %d classes checked", checked)
-	}
+	return flat
 }
 
 func readCSV(t *testing.T, path string) [][]string {

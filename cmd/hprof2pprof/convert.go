@@ -136,6 +136,7 @@ func (c *convertCmd) parse(e *env, args []string) (rest []string, code int) {
 	fs := newFlagSet("convert", "INPUT...", e.stderr)
 	c.fs = fs
 	c.df.add(fs)
+	c.df.addNames(fs)
 	bf := &c.bf
 	fs.StringVar(&c.out, "o", "", "output file for one view, or the name prefix for several ('-': standard output); one input only")
 	fs.StringVar(&c.dir, "d", "", "output directory; directory inputs are mirrored under it, and a rerun skips inputs already converted")

@@ -26,6 +26,7 @@ type decodeFlags struct {
 	mapping    string
 	// mappingMap is the parsed --mapping file (check loads it once).
 	mappingMap *mapping.Map
+	rawNames   bool
 	maxMemory  sizeFlag
 	// retainedMemory and spillDir: where the retained view's graph lives.
 	sizeModel      string
@@ -48,6 +49,15 @@ func (d *decodeFlags) add(fs *flag.FlagSet) {
 	fs.Var(&d.retainedMemory, "retained-memory", "the retained view's graph spills to disk when it would take more than this: 2GiB, 0 (always spill) or auto (half of --max-memory)")
 	fs.StringVar(&d.spillDir, "spill-dir", "", "`DIR` the retained view spills to, and where a bzip2 or single-stream gzip input is kept decompressed for the passes that read it again; on a disk rather than tmpfs (default: $TMPDIR or /tmp)")
 }
+
+// addNames adds --raw-names, for the commands that write names (not
+// info, which shows none).
+func (d *decodeFlags) addNames(fs *flag.FlagSet) {
+	fs.BoolVar(&d.rawNames, "raw-names", false, rawNamesUsage)
+}
+
+// rawNamesUsage is --raw-names' help, in every command that has it.
+const rawNamesUsage = "keep hidden and lambda class names as the JVM wrote them (Foo$$Lambda$42.0x… rather than Foo$$Lambda, the function's system name either way), which change from run to run"
 
 func (d *decodeFlags) check() error {
 	for _, v := range d.views {
@@ -111,6 +121,7 @@ func (d *decodeFlags) options() convert.Options {
 		RefSize:    d.refSize,
 		HeaderSize: d.headerSize,
 		Mapping:    d.mappingMap,
+		RawNames:   d.rawNames,
 		// VisualVM's and MAT's sizes, for a user comparing with them
 		VisualVMSizes: d.sizeModel == "visualvm",
 		MaxMemory:     d.maxMemory.limit(),

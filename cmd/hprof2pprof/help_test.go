@@ -30,3 +30,22 @@ func TestHelpShowsExamples(t *testing.T) {
 		}
 	}
 }
+
+// --raw-names is on every command that writes names, and not on info,
+// which writes none; info keeps the flags it uses (--view retained and
+// the spill flags describe the retained view).
+func TestRawNamesFlag(t *testing.T) {
+	for _, cmd := range []string{"convert", "push", "capture", "agent", "info"} {
+		_, stderr := runCLI(t, cmd, "-h")
+		if has := strings.Contains(stderr, "-raw-names"); has != (cmd != "info") {
+			t.Errorf("%s -h lists --raw-names: %v", cmd, has)
+		}
+		if cmd == "info" {
+			for _, f := range []string{"-view", "-spill-dir", "-retained-memory", "-interval", "-mapping"} {
+				if !strings.Contains(stderr, "\n  "+f+" ") {
+					t.Errorf("info -h does not list %s, which info uses", f)
+				}
+			}
+		}
+	}
+}

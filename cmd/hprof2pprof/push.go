@@ -243,6 +243,7 @@ func runPush(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("push", "--endpoint URL INPUT...", e.stderr)
 	var df decodeFlags
 	df.add(fs)
+	df.addNames(fs)
 	pf := addPushFlags(fs)
 	inputs, code := df.parse(e, fs, args)
 	if code >= 0 {

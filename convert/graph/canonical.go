@@ -149,5 +149,6 @@ func compareFrames(a, b Frame) int {
 		cmp.Compare(a.Signature, b.Signature),
 		cmp.Compare(a.File, b.File),
 		cmp.Compare(a.Line, b.Line),
+		cmp.Compare(a.RawClass, b.RawClass),
 	)
 }

@@ -69,6 +69,9 @@ type Frame struct {
 	Signature string // JVM method descriptor "(I)V"; empty when unknown
 	File      string // source file "HashMap.java"; empty when unknown
 	Line      int32  // >0 line, or one of the Line* constants
+	// RawClass is the class name as the input wrote it when Class is
+	// its run-independent form (NormalizeClasses); empty otherwise.
+	RawClass string
 }
 
 // Function is the name a profile viewer shows for the frame:
@@ -83,11 +86,17 @@ func (f Frame) Function() string {
 
 // SystemName is the function's JVM-level name: the class and method with
 // the descriptor, "java.util.HashMap.resize()[Ljava/util/HashMap$Node;".
+// A normalised class keeps its exact name here
+// ("Foo$$Lambda$42.0x00000007c00c1670.run()V").
 func (f Frame) SystemName() string {
-	if f.Kind != KindMethod || f.Method == "" {
-		return f.Class
+	class := f.Class
+	if f.RawClass != "" {
+		class = f.RawClass
 	}
-	return f.Class + "." + f.Method + f.Signature
+	if f.Kind != KindMethod || f.Method == "" {
+		return class
+	}
+	return class + "." + f.Method + f.Signature
 }
 
 // Stack is a list of frames, leaf (callee) first.

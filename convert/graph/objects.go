@@ -21,6 +21,10 @@ type Object struct {
 	Kind  string // ObjectInstance, …
 	// Defines is the class a class object stands for, "" for others.
 	Defines string
+	// RawClass and RawDefines are Class and Defines as the dump wrote
+	// them when those are their run-independent form (a hidden or lambda
+	// class, see Frame.RawClass); empty otherwise.
+	RawClass, RawDefines string
 	// Shallow is the size in the heap view's model; HasShallow is false
 	// for an object of a class with no CLASS DUMP (the heap view does not
 	// count those).

@@ -10,7 +10,8 @@ import (
 // sort, each frame written "Function Signature File:Line;", without
 // building those strings: sorting a view compares stacks O(n log n)
 // times, and a deep stack's string can be long. Stacks that differ only
-// in a line number sort apart.
+// in a line number sort apart; stacks whose frames differ only in the
+// exact names of normalised classes (Frame.RawClass) sort by those.
 func (g *Graph) CompareStacks(a, b StackID) int {
 	if a == b {
 		return 0
@@ -21,7 +22,7 @@ func (g *Graph) CompareStacks(a, b StackID) int {
 		cy, oky := y.next()
 		switch {
 		case !okx && !oky:
-			return 0
+			return g.compareRaw(a, b)
 		case !okx:
 			return -1
 		case !oky:

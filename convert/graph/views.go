@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 )
 
 // View names. Every decoder that produces one of these uses the matching
@@ -132,7 +134,8 @@ func (a *Aggregator) Add(stack StackID, labels []Label, values ...int64) {
 // element type; primitive arrays directly at the top.
 func (g *Graph) ClassStack(class string) StackID {
 	leaf := g.Frame(Frame{Kind: KindClass, Class: class})
-	elem := strings.TrimRight(class, "[]")
+	// A hidden class's address suffix (".0x…") is not a package.
+	elem := strings.TrimRight(javaname.Normalize(class), "[]")
 	pkgs := strings.Split(elem, ".")
 	pkgs = pkgs[:len(pkgs)-1]
 	if len(pkgs) > maxPackageDepth {

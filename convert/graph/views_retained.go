@@ -20,6 +20,6 @@ func NewRetainedView() *View {
 // objects that no object of the same class dominates, summed (so a
 // chain of one class counts once). Filled with the retained view.
 type ClassRetained struct {
-	Class string // Java name, as the class label of the heap view
+	Class string // Java name as the dump wrote it: the heap view class frame's ExactClass
 	Bytes int64
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
@@ -28,7 +29,8 @@ import (
 type objLayout struct {
 	*layout.Layout
 	name    string
-	shallow int64 // instance size in the dump's size model
+	raw     string // the exact name when name is normalised, else ""
+	shallow int64  // instance size in the dump's size model
 	refs    []layout.Field
 	size    layout.Field // the collection size field (graph.SizeFields); Type 0: none
 	// java.lang.String: its fields (layout.StringFields).
@@ -61,6 +63,10 @@ type Input struct {
 	// read so far, counting on from Before (the converter's first pass).
 	Progress func(done int64)
 	Before   int64
+	// RawNames keeps hidden and lambda class names as the dump wrote
+	// them; by default they are normalised (javaname.Normalize), the
+	// exact name in Object.RawClass and RawDefines.
+	RawNames bool
 }
 
 type objectPass struct {
@@ -220,6 +226,7 @@ func (p *objectPass) instance(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	}
 	if p.sink.Object != nil {
 		o := p.newObject(s.ID, l.name, graph.ObjectInstance)
+		o.RawClass = l.raw
 		o.Shallow, o.HasShallow = l.shallow, l.Layout != nil
 		if l.size.Type != 0 {
 			o.Size, o.HasSize = l.Value(data, l.size)
@@ -263,6 +270,7 @@ func (p *objectPass) objArray(s *hprof.SubRecord, hr *hprof.HeapReader) error {
 	if p.sink.Object != nil {
 		l := p.layout(s.ClassID)
 		o := p.newObject(s.ID, l.name, graph.ObjectArray)
+		o.RawClass = l.raw
 		o.Length, o.HasLength = int64(s.Length), true
 		o.Shallow, o.HasShallow = p.model.RefArray(int64(s.Length)), l.Layout != nil
 		if err := p.sink.Object(o); err != nil {
@@ -312,7 +320,8 @@ func (p *objectPass) classObject(s *hprof.SubRecord) error {
 	c := &s.Class
 	if p.sink.Object != nil {
 		o := p.newObject(c.ID, "java.lang.Class", graph.ObjectClass)
-		o.Defines = p.layout(c.ID).name
+		l := p.layout(c.ID)
+		o.Defines, o.RawDefines = l.name, l.raw
 		o.Shallow, o.HasShallow = p.h.Classes.Mirror(p.in.Env, p.model, c.ID), true
 		if err := p.sink.Object(o); err != nil {
 			return err
@@ -361,6 +370,9 @@ func (p *objectPass) layout(cls uint64) *objLayout {
 	l := &objLayout{name: p.in.Env.ClassName(cls), Layout: p.h.Classes.Layout(p.in.Env, cls)}
 	if l.name == "" {
 		l.name = fmt.Sprintf("unknown-class-0x%x", cls)
+	}
+	if n := javaname.Normalize(l.name); n != l.name && !p.in.RawNames {
+		l.raw, l.name = l.name, n
 	}
 	p.layouts[cls] = l
 	if l.Layout == nil {
