@@ -82,6 +82,22 @@ func Decode(ctx context.Context, r io.Reader, name string, opts Options) (*Decod
 	})
 }
 
+// DecodeOpen decodes the input open returns (a remote object, say), as
+// DecodeFile does a file; each pass that reads the input again (the
+// retained view, Rows) calls open again and reads it as a stream, so the
+// input is never held in memory. name is what messages call it.
+func DecodeOpen(ctx context.Context, name string, open func() (io.ReadCloser, error), opts Options) (*Decoded, error) {
+	d := &Decoded{opts: opts}
+	return d.limited(ctx, func(ctx context.Context, opts Options) (*graph.Graph, error) {
+		r, err := open()
+		if err != nil {
+			return nil, err
+		}
+		d.closers = append(d.closers, r)
+		return d.convert(ctx, r, name, opts, open)
+	})
+}
+
 // limited decodes under limited's rules; on an error the input is closed.
 func (d *Decoded) limited(ctx context.Context, decode func(context.Context, Options) (*graph.Graph, error)) (*Decoded, error) {
 	g, err := limited(ctx, d.opts, decode)

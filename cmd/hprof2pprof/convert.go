@@ -63,6 +63,7 @@ func runConvert(ctx context.Context, e *env, args []string) int {
 	opts := c.df.options()
 	applyMemoryLimit(opts.MaxMemory)
 	c.fo.FoldedTypes = c.folded
+
 	v := &convertView{e: e, quiet: c.df.quiet, mode: c.bf.progress, interval: c.bf.interval, listed: isBatch && !c.df.quiet}
 	s, err := batch.Run(ctx, batch.Job{
 		Inputs: all, Shard: c.sh, Out: c.out, Dir: c.dir, Views: c.df.views,
@@ -139,7 +140,7 @@ func (c *convertCmd) parse(e *env, args []string) (rest []string, code int) {
 	c.df.addNames(fs)
 	bf := &c.bf
 	fs.StringVar(&c.out, "o", "", "output file for one view, or the name prefix for several ('-': standard output); one input only")
-	fs.StringVar(&c.dir, "d", "", "output directory; directory inputs are mirrored under it, and a rerun skips inputs already converted")
+	fs.StringVar(&c.dir, "d", "", "output directory, or folder in object storage (s3://bucket/prefix, gs://, azblob://); directory inputs are mirrored under it, and a rerun skips inputs already converted")
 	fs.StringVar(&c.format, "format", "pprof", "output format: "+strings.Join(batch.Formats(), ", "))
 	fs.IntVar(&bf.workers, "j", runtime.NumCPU(), "inputs converted at once")
 	fs.Var((*listFlag)(&bf.sel.Include), "include", "in directories, take only files matching these globs (base name, or relative path when the glob has a '/')")

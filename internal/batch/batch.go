@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/hprof2pprof/hprof2pprof/internal/objstore"
 	"io"
 	"io/fs"
 	"os"
@@ -36,8 +37,10 @@ type Job struct {
 	Inputs []Input
 	Shard  Shard
 	// Out is the output file of a single input ("-": Stdout); Dir the
-	// output directory, mirroring the inputs' tree. Neither: outputs go
-	// beside the inputs.
+	// output directory, mirroring the inputs' tree, or a folder in object
+	// storage (s3://bucket/prefix): outputs are then written in a local
+	// staging folder (under Convert.SpillDir) and each is uploaded there
+	// whole and removed. Neither: outputs go beside the inputs.
 	Out, Dir string
 	// Views are the views to write (default: every view an input has).
 	Views         []string
@@ -82,6 +85,13 @@ func Run(ctx context.Context, j Job) (*Summary, error) {
 	r.run(ctx)
 	r.settleViews()
 	closed, cerr := r.w.Close()
+	if r.remote != nil && cerr == nil {
+		closed, cerr = r.remote.publish(ctx, closed)
+	}
+	r.stores.close()
+	if r.remote != nil {
+		os.RemoveAll(r.remote.local)
+	}
 	for _, p := range closed {
 		r.emit(Event{Kind: Wrote, Index: -1, Path: p})
 	}
@@ -109,6 +119,8 @@ type run struct {
 	// are all written (see inTurn).
 	rowTurns []chan struct{}
 	views    viewsFound
+	stores   stores     // the buckets of remote inputs
+	remote   *remoteOut // the output folder in a bucket (Job.Remote)
 }
 
 // open prepares the destination for every input and opens the format's
@@ -116,6 +128,14 @@ type run struct {
 func open(j Job) (*run, error) {
 	if err := checkViews(&j); err != nil {
 		return nil, err
+	}
+	remote := ""
+	if objstore.IsURL(j.Dir) {
+		local, err := stageRemote(j.Dir, j.Convert.SpillDir)
+		if err != nil {
+			return nil, err
+		}
+		j.Dir, remote = local, j.Dir
 	}
 	if j.Dir != "" {
 		if err := os.MkdirAll(j.Dir, 0o755); err != nil {
@@ -135,8 +155,15 @@ func open(j Job) (*run, error) {
 	if perInput && dst.Out != "" && len(j.Inputs) > 1 {
 		return nil, fmt.Errorf("%w: -o names the output of one input, but there are %d: use -d DIR", ErrUsage, len(j.Inputs))
 	}
-	return &run{j: &j, dst: dst, w: w, perInput: perInput, inputs: j.Shard.Select(j.Inputs),
-		resuming: dst.Dir != "" && perInput}, nil
+	r := &run{j: &j, dst: dst, w: w, perInput: perInput, inputs: j.Shard.Select(j.Inputs),
+		resuming: dst.Dir != "" && perInput}
+	if remote != "" {
+		if r.remote, err = openRemoteOut(context.Background(), remote, j.Dir); err != nil {
+			os.RemoveAll(j.Dir)
+			return nil, err
+		}
+	}
+	return r, nil
 }
 
 // emit sends an event to the job's callback, if any.
@@ -269,7 +296,7 @@ func (r *run) read(ctx context.Context, i int) *decoded {
 		defer close(r.rowTurns[i])
 	}
 	if r.resuming && !r.j.Force {
-		if m := readMark(markPath(r.dst, in)); m != nil && m.current(in, r.j.Shape) {
+		if m := r.readMark(ctx, in); m != nil {
 			res.Status, res.Previous, res.Outputs, res.Reason = StatusSkipped, m.Status, m.Outputs, m.Lost
 			r.emit(Event{Kind: Skipped, Index: i, Input: in, Result: res})
 			return nil
@@ -340,9 +367,12 @@ func (r *run) decode(ctx context.Context, i int) (*graph.Graph, error) {
 	opts.Rows, opts.ObjectRetained = rows != nil, rows != nil && rows.Object != nil
 	var d *convert.Decoded
 	var err error
-	if in.Path == "-" {
+	switch {
+	case in.Path == "-":
 		d, err = convert.Decode(ctx, r.j.Stdin, "-", opts)
-	} else {
+	case in.Remote != nil:
+		d, err = convert.DecodeOpen(ctx, in.Path, r.stores.opener(ctx, *in.Remote), opts)
+	default:
 		d, err = convert.DecodeFile(ctx, in.Path, opts)
 	}
 	if err != nil {
@@ -361,6 +391,9 @@ func (r *run) write(ctx context.Context, i int, d *decoded) {
 	in := r.inputs[i]
 	res := &r.results[i]
 	wrote, err := r.w.Add(ctx, in.Path, d.g, d.views)
+	if r.remote != nil && err == nil {
+		wrote, err = r.remote.publish(ctx, wrote)
+	}
 	res.Outputs = wrote
 	for _, p := range wrote {
 		r.emit(Event{Kind: Wrote, Index: i, Input: in, Path: p})
@@ -384,7 +417,7 @@ func (r *run) write(ctx context.Context, i int, d *decoded) {
 	r.emit(Event{Kind: Finished, Index: i, Input: in, Result: res, Bytes: d.g.Source.Bytes})
 	if r.resuming && in.Path != "-" {
 		m := &doneMark{Input: in.Path, Size: in.Size, ModTime: in.ModTime, Options: r.j.Shape, Status: res.Status, Lost: res.Reason, Outputs: wrote}
-		if err := writeMark(markPath(r.dst, in), m); err != nil {
+		if err := r.writeMark(ctx, in, m); err != nil {
 			r.emit(Event{Kind: Problem, Index: i, Input: in, Err: fmt.Errorf("recording the outputs as complete: %w", err)})
 		}
 	}
@@ -510,4 +543,28 @@ func afterWait[T any](wait func(), f func(T) error) func(T) error {
 		return nil
 	}
 	return func(x T) error { wait(); return f(x) }
+}
+
+// readMark returns input in's done mark when it is current (see
+// doneMark.current), from the bucket for a remote output folder.
+func (r *run) readMark(ctx context.Context, in Input) *doneMark {
+	if r.remote == nil {
+		if m := readMark(markPath(r.dst, in)); m != nil && m.current(in, r.j.Shape) {
+			return m
+		}
+		return nil
+	}
+	m := r.remote.readMark(ctx, markPath(r.dst, in))
+	if m == nil || !m.sameInput(in, r.j.Shape) || !r.remote.exists(ctx, m.Outputs) {
+		return nil
+	}
+	return m
+}
+
+// writeMark records input in's outputs as complete.
+func (r *run) writeMark(ctx context.Context, in Input, m *doneMark) error {
+	if r.remote != nil {
+		return r.remote.writeMark(ctx, markPath(r.dst, in), m)
+	}
+	return writeMark(markPath(r.dst, in), m)
 }

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/hprof2pprof/hprof2pprof/internal/objstore"
 )
 
 // An Input of a conversion job: a file named as an argument or found
@@ -38,6 +40,9 @@ type Input struct {
 	// argument could not be listed: the job reads nothing of it and
 	// reports it as unreadable.
 	Unlisted error
+	// Remote, for an object in a bucket, is where it is (Path is then
+	// its URL without the query).
+	Remote *objstore.Location
 }
 
 // Selection says which files a directory walk takes.
@@ -110,6 +115,16 @@ func Expand(args []string, sel Selection) ([]Input, error) {
 	for _, a := range args {
 		if a == "-" {
 			add(Input{Path: "-", Key: "-", Rel: "stdin", Size: -1})
+			continue
+		}
+		if objstore.IsURL(a) {
+			found, err := expandRemote(a, sel)
+			if err != nil {
+				return nil, err
+			}
+			for _, in := range found {
+				add(in)
+			}
 			continue
 		}
 		fi, err := os.Stat(a)

@@ -52,7 +52,7 @@ func readMark(path string) *doneMark {
 // and modification time, same options, and every output still there and
 // not older than the input.
 func (m *doneMark) current(in Input, options string) bool {
-	if m.Size != in.Size || !m.ModTime.Equal(in.ModTime) || m.Options != options || len(m.Outputs) == 0 {
+	if !m.sameInput(in, options) {
 		return false
 	}
 	for _, p := range m.Outputs {
@@ -62,6 +62,13 @@ func (m *doneMark) current(in Input, options string) bool {
 		}
 	}
 	return true
+}
+
+// sameInput reports whether the mark was written for this version of
+// the input (size and modification time) with these options, and lists
+// outputs.
+func (m *doneMark) sameInput(in Input, options string) bool {
+	return m.Size == in.Size && m.ModTime.Equal(in.ModTime) && m.Options == options && len(m.Outputs) > 0
 }
 
 func writeMark(path string, m *doneMark) error {

@@ -3,6 +3,7 @@ package batch
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/hprof2pprof/hprof2pprof/internal/objstore"
 	"io"
 	"os"
 	"time"
@@ -75,11 +76,15 @@ func newSummary(results []Result, elapsed time.Duration) *Summary {
 	return s
 }
 
-// Write writes the summary as JSON to path, atomically.
+// Write writes the summary as JSON to path, atomically; a storage URL
+// (s3://bucket/key) is uploaded there.
 func (s *Summary) Write(path string) error {
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return err
+	}
+	if objstore.IsURL(path) {
+		return writeRemote(path, append(data, '\n'))
 	}
 	return writeFileAtomic(path, func(f *os.File) error {
 		_, err := f.Write(append(data, '\n'))

@@ -1,0 +1,246 @@
+package batch
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hprof2pprof/hprof2pprof/internal/objstore"
+)
+
+// Object storage: inputs listed under s3://, gs://, azblob:// or file://
+// URLs and read as streams; outputs written in a local staging folder
+// and uploaded, each object whole, with the resume marks beside them in
+// the bucket.
+
+// listTimeout bounds the listing of one URL argument.
+const listTimeout = 2 * time.Minute
+
+// expandRemote lists the objects a URL argument names: the object
+// itself, or every object under it as a folder that sel takes (hidden
+// names and this tool's own outputs left out), sorted by key.
+func expandRemote(arg string, sel Selection) ([]Input, error) {
+	loc, err := objstore.Parse(arg)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
+	defer cancel()
+	st, err := objstore.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	objs, err := st.List(ctx, loc)
+	if errors.Is(err, os.ErrNotExist) {
+		// Kept: the job reports it as this input's failure.
+		return []Input{{Path: loc.String(), Key: loc.String(), Rel: path.Base(loc.Key), Size: -1, Remote: &loc}}, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) == 1 && objs[0].Loc.Key == loc.Key {
+		o := objs[0]
+		return []Input{{Path: o.Loc.String(), Key: o.Loc.String(), Rel: path.Base(o.Loc.Key), Size: o.Size, ModTime: o.ModTime, Remote: &o.Loc}}, nil
+	}
+	prefix := strings.TrimSuffix(loc.Key, "/")
+	var out []Input
+	for _, o := range objs {
+		rel := strings.TrimPrefix(strings.TrimPrefix(o.Loc.Key, prefix), "/")
+		if hiddenPath(rel) {
+			continue
+		}
+		if ok, err := sel.takes(rel); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		l := o.Loc
+		out = append(out, Input{Path: l.String(), Key: rel, Rel: rel, Size: o.Size, ModTime: o.ModTime, InDir: true, Remote: &l})
+	}
+	return out, nil
+}
+
+// hiddenPath reports whether a slash-separated path has a part starting
+// with '.', as a walk skips (staging folders, resume marks).
+func hiddenPath(rel string) bool {
+	for _, part := range strings.Split(rel, "/") {
+		if strings.HasPrefix(part, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// stores opens each bucket once per job.
+type stores struct {
+	mu sync.Mutex
+	m  map[string]*objstore.Store
+}
+
+func (s *stores) open(ctx context.Context, l objstore.Location) (*objstore.Store, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	key := l.BucketURL()
+	if st := s.m[key]; st != nil {
+		return st, nil
+	}
+	st, err := objstore.Open(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	if s.m == nil {
+		s.m = map[string]*objstore.Store{}
+	}
+	s.m[key] = st
+	return st, nil
+}
+
+func (s *stores) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, st := range s.m {
+		st.Close()
+	}
+	s.m = nil
+}
+
+// opener reads a remote input as a stream, once per pass.
+func (s *stores) opener(ctx context.Context, l objstore.Location) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		st, err := s.open(ctx, l)
+		if err != nil {
+			return nil, err
+		}
+		return st.Reader(ctx, l)
+	}
+}
+
+// remoteOut is an output folder in object storage: writers write into
+// the local staging folder local, and each finished file is uploaded to
+// the same place under loc and removed here.
+type remoteOut struct {
+	st    *objstore.Store
+	loc   objstore.Location
+	local string
+}
+
+func openRemoteOut(ctx context.Context, url, local string) (*remoteOut, error) {
+	loc, err := objstore.Parse(url)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
+	}
+	st, err := objstore.Open(ctx, loc)
+	if err != nil {
+		return nil, err
+	}
+	if err := st.Check(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	return &remoteOut{st: st, loc: loc, local: local}, nil
+}
+
+// at is the remote place of a local path under the staging folder.
+func (o *remoteOut) at(p string) (objstore.Location, error) {
+	rel, err := filepath.Rel(o.local, p)
+	if err != nil || strings.HasPrefix(rel, "..") {
+		return objstore.Location{}, fmt.Errorf("%s is outside the staging folder %s", p, o.local)
+	}
+	return o.loc.Child(filepath.ToSlash(rel)), nil
+}
+
+// publish uploads local files and removes them; it returns their URLs.
+func (o *remoteOut) publish(ctx context.Context, paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		l, err := o.at(p)
+		if err != nil {
+			return out, err
+		}
+		if err := o.st.Upload(ctx, p, l); err != nil {
+			return out, err
+		}
+		os.Remove(p)
+		out = append(out, l.String())
+	}
+	return out, nil
+}
+
+// readMark reads a remote done mark (nil when there is none).
+func (o *remoteOut) readMark(ctx context.Context, local string) *doneMark {
+	l, err := o.at(local)
+	if err != nil {
+		return nil
+	}
+	data, err := o.st.ReadAll(ctx, l)
+	if err != nil {
+		return nil
+	}
+	var m doneMark
+	if json.Unmarshal(data, &m) != nil {
+		return nil
+	}
+	return &m
+}
+
+// writeMark writes a done mark next to the remote outputs.
+func (o *remoteOut) writeMark(ctx context.Context, local string, m *doneMark) error {
+	l, err := o.at(local)
+	if err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	return o.st.WriteAll(ctx, l, append(data, '\n'))
+}
+
+// exists reports whether every output URL of a mark is in the bucket.
+func (o *remoteOut) exists(ctx context.Context, urls []string) bool {
+	for _, u := range urls {
+		l, err := objstore.Parse(u)
+		if err != nil {
+			return false
+		}
+		if _, err := o.st.List(ctx, l); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
+// writeRemote writes a small object at a storage URL.
+func writeRemote(url string, data []byte) error {
+	loc, err := objstore.Parse(url)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), listTimeout)
+	defer cancel()
+	st, err := objstore.Open(ctx, loc)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	return st.WriteAll(ctx, loc, data)
+}
+
+// stageRemote makes the local staging folder of an output folder in
+// object storage, under spill or the system's temporary folder.
+func stageRemote(url, spill string) (string, error) {
+	if _, err := objstore.Parse(url); err != nil {
+		return "", fmt.Errorf("%w: -d: %v", ErrUsage, err)
+	}
+	return os.MkdirTemp(spill, "hprof2pprof-out-*")
+}
