@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"github.com/hprof2pprof/hprof2pprof/internal/objstore"
 	"log/slog"
 	"math"
 	"net"
@@ -32,7 +33,8 @@ type DaemonConfig struct {
 	// RawNames keeps hidden and lambda class names as the JVM wrote
 	// them, in every source's windows (convert.Options.RawNames).
 	RawNames bool
-	// OutDir, when set, gets pprof files: OutDir/<jvm>/<view>-<start>.pb.gz.
+	// OutDir, when set, gets pprof files: OutDir/<jvm>/<view>-<start>.pb.gz;
+	// a storage URL (s3://bucket/prefix) gets them uploaded (PprofBucket).
 	OutDir string
 	// OTLP pushes windows to OTLP.Client.Endpoint when it is set; Start
 	// sets its client's Timeout and its Logger.
@@ -148,7 +150,14 @@ func (d *Daemon) start(ctx context.Context) error {
 // behind its retry and spill queue.
 func (d *Daemon) addExporters() error {
 	var next []Exporter
-	if dir := d.cfg.OutDir; dir != "" {
+	switch dir := d.cfg.OutDir; {
+	case objstore.IsURL(dir):
+		b, err := NewPprofBucket(d.ctx, dir)
+		if err != nil {
+			return &StartError{Path: dir, Err: err}
+		}
+		next = append(next, b)
+	case dir != "":
 		if err := os.MkdirAll(dir, 0o755); err != nil {
 			return &StartError{Path: dir, Err: err}
 		}

@@ -66,7 +66,7 @@ func runCapture(ctx context.Context, e *env, args []string) int {
 	fs.DurationVar(&cf.opts.DumpTimeout, "dump-timeout", 30*time.Minute, "how long the dump may take (0: no limit)")
 	fs.BoolVar(&cf.opts.NoSpaceCheck, "no-space-check", false, "do not refuse a dump that the free space is estimated too small for")
 	fs.StringVar(&dst.Out, "o", "", "output file for one view, or the name prefix for several ('-': standard output); one PID only")
-	fs.StringVar(&dst.Dir, "d", "", "output directory (default: the current one); files are named <main class>-<pid>-<time>.<view>.pb.gz")
+	fs.StringVar(&dst.Dir, "d", "", "output directory or storage URL (s3://bucket/prefix; default: the current directory); files are named <main class>-<pid>-<time>.<view>.pb.gz")
 	format := fs.String("format", "pprof", "output format: "+strings.Join(batch.Formats(), ", "))
 	rest, code := df.parse(e, fs, args)
 	if code >= 0 {
@@ -235,27 +235,15 @@ func (c *captureRun) write(ctx context.Context, input string, res *capture.Resul
 		if err := b.Add(res.Graph, views); err != nil {
 			return err
 		}
-		p := dst.Out
-		if p == "" {
-			p = dst.OutBase(input) + ".otlp.pb"
+		p, err := batch.WriteOTLPFor(ctx, dst, c.df.spillDir, input, b)
+		if err == nil {
+			c.say("wrote %s\n", p)
 		}
-		if err := batch.WriteOTLP(p, b); err != nil {
-			return err
-		}
-		c.say("wrote %s\n", p)
-		return nil
-	}
-	w, err := batch.OpenFormat(c.format, dst, batch.FormatOptions{})
-	if err != nil {
 		return err
 	}
-	wrote, err := w.Add(ctx, input, res.Graph, views)
-	closed, cerr := w.Close()
-	for _, p := range append(wrote, closed...) {
+	wrote, err := batch.WriteGraph(ctx, c.format, dst, batch.FormatOptions{}, c.df.spillDir, input, res.Graph, views)
+	for _, p := range wrote {
 		c.say("wrote %s\n", p)
-	}
-	if err == nil {
-		err = cerr
 	}
 	return err
 }
