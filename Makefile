@@ -28,7 +28,7 @@ lint:
 	bash scripts/lint.sh
 
 test: backends vet
-	go test ./...
+	go test -timeout 30m ./...
 	@if [ -f /usr/include/libdeflate.h ]; then echo "== convert with -tags libdeflate"; go vet -tags libdeflate ./convert/ && go test -tags libdeflate ./convert/; fi
 	@if command -v qemu-aarch64-static >/dev/null; then echo "== convert/retained and its sub-packages (the assembly in internal/mem) as arm64 code, under qemu"; \
 		mkdir -p .cache && for p in retained retained/internal/mem retained/internal/domtree; do \
