@@ -291,14 +291,24 @@ func mapsEqual(a, b map[string]string) bool {
 	return true
 }
 
-// TestFleetStorageErrors: a missing bucket, a missing key and a server
-// that is gone give a clear error naming the URL and what was done, with
-// the exit status a local failure has, and nothing under a final key.
+// TestFleetStorageErrors: -o takes an object's URL; a missing bucket, a
+// missing key and a server that is gone give a clear error naming the URL
+// and what was done, with the exit status a local failure has.
 func TestFleetStorageErrors(t *testing.T) {
 	s := s3test.Start(t)
 	s.Bucket(t, "fleet-in")
 	s.SetEnv(t)
 	upload(t, s, "fleet-in", map[string]string{"d/x.hprof": "cpu-samples.cpuwork.jdk17.hprof"})
+	// -o names an object: one view there, several beside it.
+	if code, msg := runEnv(t, s.Env, "convert", "-q", "--view", "cpu", "-o", s.URL("fleet-in", "one/cpu.pb.gz"), s.URL("fleet-in", "d/x.hprof")); code != exitOK {
+		t.Errorf("-o URL: exit %d\n%s", code, msg)
+	}
+	if code, msg := runEnv(t, s.Env, "convert", "-q", "-o", s.URL("fleet-in", "one/x.pb.gz"), testdata("cpu-samples.cpuwork.jdk17.hprof")); code != exitOK {
+		t.Errorf("-o URL, several views: exit %d\n%s", code, msg)
+	}
+	if got := objects(t, s, "fleet-in", "one/"); len(got) != 3 || got["cpu.pb.gz"] == "" || got["x.cpu.pb.gz"] == "" || got["x.threads.pb.gz"] == "" {
+		t.Errorf("-o URL wrote %v", got)
+	}
 	code, msg := runEnv(t, s.Env, "convert", "-q", "-d", s.URL("no-such-bucket", "out/"), s.URL("fleet-in", "d/"))
 	if code != exitFailure || !strings.Contains(msg, "s3://no-such-bucket/out/") {
 		t.Errorf("missing bucket: exit %d\n%s", code, msg)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/hprof2pprof/hprof2pprof/internal/objstore"
 	"io"
 	"io/fs"
 	"os"
@@ -129,13 +128,9 @@ func open(j Job) (*run, error) {
 	if err := checkViews(&j); err != nil {
 		return nil, err
 	}
-	remote := ""
-	if objstore.IsURL(j.Dir) {
-		local, err := stageRemote(j.Dir, j.Convert.SpillDir)
-		if err != nil {
-			return nil, err
-		}
-		j.Dir, remote = local, j.Dir
+	remote, staging, err := stageOutputs(&j)
+	if err != nil {
+		return nil, err
 	}
 	if j.Dir != "" {
 		if err := os.MkdirAll(j.Dir, 0o755); err != nil {
@@ -158,8 +153,8 @@ func open(j Job) (*run, error) {
 	r := &run{j: &j, dst: dst, w: w, perInput: perInput, inputs: j.Shard.Select(j.Inputs),
 		resuming: dst.Dir != "" && perInput}
 	if remote != "" {
-		if r.remote, err = openRemoteOut(context.Background(), remote, j.Dir); err != nil {
-			os.RemoveAll(j.Dir)
+		if r.remote, err = openRemoteOut(context.Background(), remote, staging); err != nil {
+			os.RemoveAll(staging)
 			return nil, err
 		}
 	}

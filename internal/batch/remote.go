@@ -238,6 +238,30 @@ func writeRemote(url string, data []byte) error {
 	return st.WriteAll(ctx, loc, data)
 }
 
+// stageOutputs turns a Dir or Out that is a storage URL into a local
+// staging folder (Dir) or a file in one (Out); it returns the URL of the
+// remote folder they are uploaded to ("" for local outputs) and the
+// staging folder.
+func stageOutputs(j *Job) (remote, staging string, err error) {
+	switch {
+	case objstore.IsURL(j.Dir):
+		if staging, err = stageRemote(j.Dir, j.Convert.SpillDir); err != nil {
+			return "", "", err
+		}
+		remote, j.Dir = j.Dir, staging
+	case objstore.IsURL(j.Out):
+		loc, err := objstore.Parse(j.Out)
+		if err != nil || loc.Key == "" || strings.HasSuffix(loc.Key, "/") {
+			return "", "", fmt.Errorf("%w: -o %s: name an object, not a folder (-d takes folders)", ErrUsage, j.Out)
+		}
+		if staging, err = stageRemote(j.Out, j.Convert.SpillDir); err != nil {
+			return "", "", err
+		}
+		remote, j.Out = loc.Parent().URL(), filepath.Join(staging, path.Base(loc.Key))
+	}
+	return remote, staging, nil
+}
+
 // stageRemote makes the local staging folder of an output folder in
 // object storage, under spill or the system's temporary folder.
 func stageRemote(url, spill string) (string, error) {

@@ -95,6 +95,16 @@ func (l Location) Child(rel string) Location {
 	return c
 }
 
+// Parent is the folder l's key is in.
+func (l Location) Parent() Location {
+	p := l
+	p.Key = path.Dir(l.Key)
+	if p.Key == "." {
+		p.Key = ""
+	}
+	return p
+}
+
 // URL is the full URL, query included (for opening again).
 func (l Location) URL() string {
 	s := l.String()
