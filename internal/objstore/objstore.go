@@ -244,6 +244,15 @@ func (s *Store) Upload(ctx context.Context, src string, l Location) error {
 	return nil
 }
 
+// UploadReader writes what r gives to l's key, once (a stream cannot be
+// read again to retry): the object appears whole, or not at all.
+func (s *Store) UploadReader(ctx context.Context, r io.Reader, l Location) error {
+	if err := s.write(ctx, l, r); err != nil {
+		return opError("upload", l, err)
+	}
+	return nil
+}
+
 // WriteAll writes data to l's key as Upload does.
 func (s *Store) WriteAll(ctx context.Context, l Location, data []byte) error {
 	err := retry(ctx, func() error { return s.write(ctx, l, strings.NewReader(string(data))) })

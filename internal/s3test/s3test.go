@@ -5,6 +5,7 @@
 package s3test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +16,16 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+// The credentials the server accepts.
+const (
+	AccessKey = "hprof2pprof-test"
+	SecretKey = "hprof2pprof-test-secret"
 )
 
 // Server is one running SeaweedFS with its S3 gateway.
@@ -65,12 +76,18 @@ func freePorts(t testing.TB, n int) []int {
 	return ports
 }
 
-// Start runs a server and waits until its gateway answers (a minute at
-// most, for a loaded machine).
+// Start runs a server in a new folder and waits until its gateway
+// answers (a minute at most, for a loaded machine).
 func Start(t testing.TB) *Server {
 	t.Helper()
+	return StartIn(t, t.TempDir())
+}
+
+// StartIn runs a server on the data in dir (a server stopped earlier
+// left its buckets there), on new ports.
+func StartIn(t testing.TB, dir string) *Server {
+	t.Helper()
 	bin := Binary(t)
-	dir := t.TempDir()
 	// The master's gRPC port is its port + 10000, and so on: keep every
 	// port low enough and apart.
 	var p []int
@@ -84,7 +101,14 @@ func Start(t testing.TB) *Server {
 			break
 		}
 	}
-	cmd := exec.Command(bin, "server", "-dir="+dir, "-ip=127.0.0.1", "-ip.bind=127.0.0.1",
+	// One identity, so that requests are signed and checked: wrong
+	// credentials are refused as a real store refuses them.
+	conf := filepath.Join(dir, "s3.json")
+	if err := os.WriteFile(conf, []byte(`{"identities": [{"name": "test", "credentials": [{"accessKey": "`+AccessKey+`", "secretKey": "`+SecretKey+`"}],
+		"actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(bin, "server", "-dir="+dir, "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-s3.config="+conf,
 		"-master.port="+strconv.Itoa(p[0]), "-volume.port="+strconv.Itoa(p[1]), "-filer.port="+strconv.Itoa(p[2]),
 		"-s3", "-s3.port="+strconv.Itoa(p[3]), "-master.volumeSizeLimitMB=64", "-volume.max=200")
 	log, err := os.Create(filepath.Join(dir, "weed.log"))
@@ -96,7 +120,7 @@ func Start(t testing.TB) *Server {
 		t.Fatal(err)
 	}
 	s := &Server{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", p[3]), cmd: cmd,
-		Env: []string{"AWS_ACCESS_KEY_ID=test", "AWS_SECRET_ACCESS_KEY=test", "AWS_REGION=us-east-1"}}
+		Env: []string{"AWS_ACCESS_KEY_ID=" + AccessKey, "AWS_SECRET_ACCESS_KEY=" + SecretKey, "AWS_REGION=us-east-1"}}
 	t.Cleanup(func() { s.Stop(); log.Close() })
 	deadline := time.Now().Add(time.Minute)
 	for {
@@ -130,21 +154,23 @@ func (s *Server) URL(bucket, key string) string {
 	return "s3://" + bucket + "/" + key + "?" + s.Query()
 }
 
-// Bucket creates a bucket (the gateway takes an unsigned request).
+// Bucket creates a bucket, with a signed request.
 func (s *Server) Bucket(t testing.TB, name string) {
 	t.Helper()
+	client := s3.New(s3.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(s.Endpoint), UsePathStyle: true,
+		Credentials: credentials.NewStaticCredentialsProvider(AccessKey, SecretKey, ""),
+	})
 	deadline := time.Now().Add(time.Minute)
 	for {
-		req, _ := http.NewRequest(http.MethodPut, s.Endpoint+"/"+name, nil)
-		r, err := http.DefaultClient.Do(req)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := client.CreateBucket(ctx, &s3.CreateBucketInput{Bucket: aws.String(name)})
+		cancel()
 		if err == nil {
-			r.Body.Close()
-			if r.StatusCode == http.StatusOK {
-				return
-			}
+			return
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("creating bucket %s: %v %v", name, err, r)
+			t.Fatalf("creating bucket %s: %v", name, err)
 		}
 		time.Sleep(300 * time.Millisecond)
 	}
