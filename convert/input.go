@@ -85,10 +85,23 @@ func Decode(ctx context.Context, r io.Reader, name string, opts Options) (*Decod
 // DecodeOpen decodes the input open returns (a remote object, say), as
 // DecodeFile does a file; each pass that reads the input again (the
 // retained view, Rows) calls open again and reads it as a stream, so the
-// input is never held in memory. name is what messages call it.
-func DecodeOpen(ctx context.Context, name string, open func() (io.ReadCloser, error), opts Options) (*Decoded, error) {
+// input is never held in memory. at, when not nil, reads the input's
+// size bytes in ranges: the JDK's chunked gzip is then inflated on every
+// core, as a local file is. name is what messages call it.
+func DecodeOpen(ctx context.Context, name string, size int64, open func() (io.ReadCloser, error), at io.ReaderAt, opts Options) (*Decoded, error) {
 	d := &Decoded{opts: opts}
 	return d.limited(ctx, func(ctx context.Context, opts Options) (*graph.Graph, error) {
+		if at != nil && size > 0 {
+			if zr, ok := source.ParallelGunzipAt(at, size); ok {
+				d.closers = append(d.closers, zr)
+				again := hprof.Again{At: membersAt(zr), Reopen: source.ReopenAt(at, size, open)}
+				g, err := d.convertStream(ctx, zr, again, "gzip", name, opts)
+				if g != nil {
+					g.Source.Notes = append(g.Source.Notes, "gzip: the JDK's chunked -gz format, members inflated in parallel ("+source.InflateImpl+")")
+				}
+				return g, err
+			}
+		}
 		r, err := open()
 		if err != nil {
 			return nil, err

@@ -159,7 +159,7 @@ func decode(ctx context.Context, e *env, in string, df *decodeFlags) (*graph.Gra
 	if in == "-" {
 		g, err = convert.Convert(ctx, e.stdin, "-", opts)
 	} else {
-		g, err = convert.ConvertFile(ctx, in, opts)
+		g, err = batch.ConvertPath(ctx, in, opts)
 	}
 	f.end(err != nil, 0)
 	t.finish()

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/pprof/profile"
+
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/internal/batch"
@@ -322,4 +324,50 @@ func TestFleetStorageErrors(t *testing.T) {
 	if code == exitOK || !strings.Contains(msg, "s3://fleet-in/d/") {
 		t.Errorf("server gone: exit %d\n%s", code, msg)
 	}
+}
+
+// TestFleetRemoteGzip: info and the retained view read a JDK -gz dump
+// from a bucket, its members fetched in ranges and inflated in parallel
+// as for a local file, and agree with the local file's conversion.
+func TestFleetRemoteGzip(t *testing.T) {
+	s := s3test.Start(t)
+	s.Bucket(t, "fleet-gz")
+	s.SetEnv(t)
+	upload(t, s, "fleet-gz", map[string]string{"d/compact.hprof.gz": "jdk25-compact-headers.hprof.gz"})
+	url := s.URL("fleet-gz", "d/compact.hprof.gz")
+	code, msg := runEnv(t, s.Env, "info", url)
+	if code != exitOK || !strings.Contains(msg, "members inflated in parallel") || !strings.Contains(msg, "s3://fleet-gz/d/compact.hprof.gz") {
+		t.Errorf("info %s: exit %d\n%s", url, code, msg)
+	}
+	dir := t.TempDir()
+	remote, local := filepath.Join(dir, "remote.pb.gz"), filepath.Join(dir, "local.pb.gz")
+	if code, msg := runEnv(t, s.Env, "convert", "-q", "--view", "retained", "-o", remote, url); code != exitOK {
+		t.Fatalf("retained view from the bucket: exit %d\n%s", code, msg)
+	}
+	if code, msg := runEnv(t, s.Env, "convert", "-q", "--view", "retained", "-o", local, testdata("jdk25-compact-headers.hprof.gz")); code != exitOK {
+		t.Fatalf("retained view: exit %d\n%s", code, msg)
+	}
+	a, b := retainedTotal(t, remote), retainedTotal(t, local)
+	if a != b || a == 0 {
+		t.Errorf("retained total from the bucket %d, from the file %d", a, b)
+	}
+}
+
+// retainedTotal sums a profile's first sample type.
+func retainedTotal(t *testing.T, path string) int64 {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	p, err := profile.Parse(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for _, s := range p.Sample {
+		n += s.Value[0]
+	}
+	return n
 }

@@ -197,17 +197,23 @@ func ParallelGunzip(f *os.File) (*Gunzip, bool) {
 	if err != nil || !fi.Mode().IsRegular() {
 		return nil, false
 	}
+	return ParallelGunzipAt(f, fi.Size())
+}
+
+// ParallelGunzipAt is ParallelGunzip over any random-access input of
+// size bytes (an object in a bucket, read in ranges).
+func ParallelGunzipAt(f io.ReaderAt, size int64) (*Gunzip, bool) {
 	block, ok := isJDKChunkedGzip(f)
 	if !ok {
 		return nil, false
 	}
-	starts, err := memberStarts(f, fi.Size())
+	starts, err := memberStarts(f, size)
 	if err != nil {
 		return nil, false
 	}
 	pr, pw := io.Pipe()
 	g := &Gunzip{PipeReader: pr}
-	go feedMembers(f, fi.Size(), block, starts, pw, &g.members)
+	go feedMembers(f, size, block, starts, pw, &g.members)
 	return g, true
 }
 

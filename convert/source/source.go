@@ -48,6 +48,27 @@ func Reopen(path string) func() (io.ReadCloser, error) {
 	}
 }
 
+// ReopenAt is Reopen for an input read through open (a stream) and at
+// (its size bytes in ranges): the JDK's chunked gzip is inflated in
+// parallel again, anything else decompressed from a new stream.
+func ReopenAt(at io.ReaderAt, size int64, open func() (io.ReadCloser, error)) func() (io.ReadCloser, error) {
+	return func() (io.ReadCloser, error) {
+		if zr, ok := ParallelGunzipAt(at, size); ok {
+			return readCloser{zr, zr}, nil
+		}
+		rc, err := open()
+		if err != nil {
+			return nil, err
+		}
+		r, _, _, err := Decompress(rc)
+		if err != nil {
+			rc.Close()
+			return nil, err
+		}
+		return readCloser{r, rc}, nil
+	}
+}
+
 type readCloser struct {
 	io.Reader
 	io.Closer

@@ -366,7 +366,7 @@ func (r *run) decode(ctx context.Context, i int) (*graph.Graph, error) {
 	case in.Path == "-":
 		d, err = convert.Decode(ctx, r.j.Stdin, "-", opts)
 	case in.Remote != nil:
-		d, err = convert.DecodeOpen(ctx, in.Path, r.stores.opener(ctx, *in.Remote), opts)
+		d, err = r.stores.decode(ctx, in.Path, in.Size, *in.Remote, opts)
 	default:
 		d, err = convert.DecodeFile(ctx, in.Path, opts)
 	}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/internal/objstore"
 	"github.com/hprof2pprof/hprof2pprof/otlp"
@@ -125,6 +126,47 @@ func (s *stores) opener(ctx context.Context, l objstore.Location) func() (io.Rea
 		}
 		return st.Reader(ctx, l)
 	}
+}
+
+// decode decodes a remote input: streamed, its JDK -gz members read in
+// ranges and inflated in parallel.
+func (s *stores) decode(ctx context.Context, name string, size int64, l objstore.Location, opts convert.Options) (*convert.Decoded, error) {
+	st, err := s.open(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	return convert.DecodeOpen(ctx, name, size, s.opener(ctx, l), st.ReaderAt(ctx, l), opts)
+}
+
+// ConvertPath converts one input named by a path or a storage URL
+// (info, push).
+func ConvertPath(ctx context.Context, path string, opts convert.Options) (*graph.Graph, error) {
+	if !objstore.IsURL(path) {
+		return convert.ConvertFile(ctx, path, opts)
+	}
+	l, err := objstore.Parse(path)
+	if err != nil {
+		return nil, err
+	}
+	var s stores
+	defer s.close()
+	st, err := s.open(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	objs, err := st.List(ctx, l)
+	if err != nil {
+		return nil, err
+	}
+	if len(objs) != 1 || objs[0].Loc.Key != l.Key {
+		return nil, fmt.Errorf("%s is a folder of %d objects: name one", l, len(objs))
+	}
+	d, err := s.decode(ctx, l.String(), objs[0].Size, l, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer d.Close()
+	return d.Graph(), nil
 }
 
 // remoteOut is an output folder in object storage: writers write into

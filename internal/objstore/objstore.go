@@ -213,6 +213,43 @@ func (s *Store) Reader(ctx context.Context, l Location) (io.ReadCloser, error) {
 	return r, nil
 }
 
+// ReaderAt reads l's object in ranges, one request a call (retried):
+// random access for a reader that takes large pieces at a time, such as
+// the parallel gzip inflater's members.
+func (s *Store) ReaderAt(ctx context.Context, l Location) io.ReaderAt {
+	return rangeReader{ctx: ctx, s: s, l: l}
+}
+
+type rangeReader struct {
+	ctx context.Context
+	s   *Store
+	l   Location
+}
+
+func (r rangeReader) ReadAt(p []byte, off int64) (int, error) {
+	var n int
+	err := retry(r.ctx, func() error {
+		rr, err := r.s.b.NewRangeReader(r.ctx, r.l.Key, off, int64(len(p)), nil)
+		if err != nil {
+			return err
+		}
+		defer rr.Close()
+		n, err = io.ReadFull(rr, p)
+		if err == io.ErrUnexpectedEOF || err == io.EOF {
+			return permanent{io.EOF}
+		}
+		return err
+	})
+	var pe permanent
+	if errors.As(err, &pe) && pe.error == io.EOF {
+		return n, io.EOF
+	}
+	if err != nil {
+		return n, opError("read", r.l, err)
+	}
+	return n, nil
+}
+
 // ReadAll reads a small object whole; a missing one is os.ErrNotExist.
 func (s *Store) ReadAll(ctx context.Context, l Location) ([]byte, error) {
 	var data []byte
