@@ -182,3 +182,20 @@ func heapViewHistogram(t *testing.T, path string) map[string][2]int64 {
 	}
 	return h
 }
+
+// TestFleetDocShowsDeploy: the guide shows deploy/'s files as they are.
+func TestFleetDocShowsDeploy(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "fleet.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lang, file := range map[string]string{"yaml": "job.yaml", "dockerfile": "Dockerfile"} {
+		want, err := os.ReadFile(filepath.Join("..", "..", "deploy", file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(doc), "```"+lang+"\n"+string(want)+"```") {
+			t.Errorf("docs/fleet.md does not show deploy/%s as it is", file)
+		}
+	}
+}
