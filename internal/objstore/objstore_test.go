@@ -96,6 +96,11 @@ func TestServerDiesMidUpload(t *testing.T) {
 		t.Fatal(err)
 	}
 	st, l := open(t, s, s3test.AccessKey, s3test.SecretKey, "mid", "dumps/big.hprof")
+	// A first object, whole: the bucket then has storage of its own
+	// when the server comes back.
+	if err := st.WriteAll(context.Background(), l.Parent().Child("whole.hprof"), []byte("x")); err != nil {
+		t.Fatal(err)
+	}
 	f, _ := os.Open(big)
 	defer f.Close()
 	err := st.UploadReader(context.Background(), &dying{r: f, n: 9 << 20, stop: s.Stop}, l)
@@ -104,10 +109,7 @@ func TestServerDiesMidUpload(t *testing.T) {
 	}
 	s = s3test.StartIn(t, dir)
 	st, l = open(t, s, s3test.AccessKey, s3test.SecretKey, "mid", "dumps/")
-	if err := st.WriteAll(context.Background(), l.Child("small.hprof"), []byte("x")); err != nil {
-		t.Fatal(err)
-	}
-	if objs, err := st.List(context.Background(), l); err != nil || len(objs) != 1 || objs[0].Loc.Key != "dumps/small.hprof" {
+	if objs, err := st.List(context.Background(), l); err != nil || len(objs) != 1 || objs[0].Loc.Key != "dumps/whole.hprof" {
 		t.Errorf("after the failed upload the bucket holds %v (%v)", objs, err)
 	}
 }

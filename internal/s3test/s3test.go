@@ -121,7 +121,14 @@ func StartIn(t testing.TB, dir string) *Server {
 	}
 	s := &Server{Endpoint: fmt.Sprintf("http://127.0.0.1:%d", p[3]), cmd: cmd,
 		Env: []string{"AWS_ACCESS_KEY_ID=" + AccessKey, "AWS_SECRET_ACCESS_KEY=" + SecretKey, "AWS_REGION=us-east-1"}}
-	t.Cleanup(func() { s.Stop(); log.Close() })
+	t.Cleanup(func() {
+		s.Stop()
+		log.Close()
+		if t.Failed() {
+			b, _ := os.ReadFile(log.Name())
+			t.Logf("SeaweedFS log (%s), the end:\n%s", s.Endpoint, tail(b, 4000))
+		}
+	})
 	deadline := time.Now().Add(time.Minute)
 	for {
 		if r, err := http.Get(s.Endpoint + "/"); err == nil {
@@ -191,4 +198,12 @@ func cutEq(kv string) (string, string, bool) {
 		}
 	}
 	return kv, "", false
+}
+
+// tail is the last n bytes of b.
+func tail(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[len(b)-n:]
+	}
+	return b
 }
