@@ -35,14 +35,18 @@ type gen struct {
 	threads  []thread
 	letters  []byte // the characters strings are cut from
 
-	kind    byte // the root kind of the shape being written
-	scratch []uint64
+	kind        byte    // the root kind of the shape being written
+	unreachable float64 // the share of objects written unreachable
+	scratch     []uint64
 }
 
 type thread struct {
 	serial, trace uint32
 	depth         int
 }
+
+// unreachable is the kind of the objects no root holds.
+const unreachable = 0
 
 const (
 	heapBase  = 0x0000000700000000 // the first object's address

@@ -61,12 +61,13 @@ func generateFile(t *testing.T, dir string, args ...string) string {
 // The converter's heap view and retained view of a generated dump
 // against the generator's own accounts of what it wrote.
 func TestConverterAgreesWithManifest(t *testing.T) {
-	for _, gz := range []bool{false, true} {
-		t.Run("gz="+strconv.FormatBool(gz), func(t *testing.T) {
-			args := []string{"-size", "3M", "-seed", "7", "-classes", "200"}
-			if gz {
-				args = append(args, "-gz")
-			}
+	for name, extra := range map[string][]string{
+		"plain":       nil,
+		"gz":          {"-gz"},
+		"unreachable": {"-unreachable", "0.6"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			args := append([]string{"-size", "3M", "-seed", "7", "-classes", "200"}, extra...)
 			path := generateFile(t, t.TempDir(), args...)
 			classes, retained := manifest(t, path+".manifest.tsv")
 			g, err := convert.ConvertFile(context.Background(), path, convert.Options{Views: []string{graph.ViewHeap, graph.ViewRetained}})
@@ -75,6 +76,9 @@ func TestConverterAgreesWithManifest(t *testing.T) {
 			}
 			if n := g.SoftTotal(); n != 0 {
 				t.Errorf("%d soft failures: %v", n, g.Soft)
+			}
+			if name == "unreachable" && classes["java.lang.Object"][0] < 100000 {
+				t.Errorf("%d java.lang.Object instances: the unreachable ones are missing", classes["java.lang.Object"][0])
 			}
 			compare(t, "heap view class", heapByClass(t, g), classes)
 			compare(t, "retained view root", retainedByRoot(t, g), retained)

@@ -18,7 +18,9 @@
 // for each class (the heap sizes worked out by the generator's own
 // layout rules, classes.go), then, after "# retained", a line
 // root kind<TAB>objects<TAB>bytes: what the objects each root kind holds
-// retain (the shapes share nothing, so that is exact).
+// retain (the shapes share nothing, so that is exact); the unreachable
+// objects (-unreachable) are in the class lines, and on a comment line
+// "# unreachable" of their own.
 package main
 
 import (
@@ -48,6 +50,7 @@ type config struct {
 	gz            bool
 	classes       int
 	threads       int
+	unreachable   float64
 }
 
 func parseFlags(args []string, stderr io.Writer) (config, error) {
@@ -61,6 +64,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.BoolVar(&c.gz, "gz", false, "write gzip (one member per 4 MiB, as the JDK's -gz)")
 	fs.IntVar(&c.classes, "classes", 1000, "generated classes")
 	fs.IntVar(&c.threads, "threads", 16, "threads")
+	fs.Float64Var(&c.unreachable, "unreachable", 0, "the share of objects (0 to 0.999) written as unreachable java.lang.Object instances, 25 bytes each: the least disk for an object count")
 	if err := fs.Parse(args); err != nil {
 		return c, err
 	}
@@ -80,6 +84,8 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 		return c, errors.New("-classes: 1 to 50000")
 	case c.threads < 1 || c.threads > 10000:
 		return c, errors.New("-threads: 1 to 10000")
+	case !(c.unreachable >= 0 && c.unreachable <= 0.999):
+		return c, errors.New("-unreachable: 0 to 0.999")
 	}
 	return c, nil
 }
@@ -110,6 +116,7 @@ func run(args []string, stderr io.Writer) error {
 	defer f.Close()
 	o := newOut(f, c.gz)
 	g := newGen(o, c.seed, c.classes, c.threads)
+	g.unreachable = c.unreachable
 	generate(g, c)
 	if o.err != nil {
 		return o.err
@@ -166,6 +173,10 @@ func writeManifest(path string, g *gen, size int64) error {
 	fmt.Fprintf(w, "# total\t%d\t%d\n# retained\n", n, b)
 	lines = lines[:0]
 	for k, t := range g.retained {
+		if k == unreachable {
+			fmt.Fprintf(w, "# unreachable\t%d\t%d\n", t.count, t.bytes)
+			continue
+		}
 		lines = append(lines, fmt.Sprintf("%s\t%d\t%d\n", rootNames[k], t.count, t.bytes))
 	}
 	sort.Strings(lines)

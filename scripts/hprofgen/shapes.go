@@ -238,9 +238,28 @@ func (g *gen) writeThreads() {
 	}
 }
 
+// garbage writes n java.lang.Object instances no root reaches, as a dump
+// of all objects (not only live ones) has: the smallest records (25
+// bytes each), so the cheapest way to a count of objects.
+func (g *gen) garbage(n int64) {
+	g.kind = unreachable
+	c := g.h.byName["java/lang/Object"]
+	for range n {
+		g.instance(g.alloc(c, c.size), c)
+		g.o.done()
+	}
+}
+
 // round writes one of each frequent shape and, now and then (always in
-// the first round), a long chain, a deep tree and a big array.
+// the first round), a long chain, a deep tree and a big array; then
+// unreachable objects, to make their share of the dump's objects.
 func (g *gen) round(first bool) {
+	before := g.objects
+	defer func() {
+		if g.unreachable > 0 {
+			g.garbage(int64(float64(g.objects-before) * g.unreachable / (1 - g.unreachable)))
+		}
+	}()
 	g.kind = subRootJNIGlobal
 	g.hashMap()
 	g.kind = subRootJavaFrame
