@@ -3,7 +3,9 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -157,6 +159,31 @@ func TestSameSeedSameBytes(t *testing.T) {
 	}
 	if bytes.Equal(read(a), read(c)) {
 		t.Error("seeds 3 and 4: the same bytes")
+	}
+	// -gz writes the same HPROF, in members of 1 MiB that say so
+	plain := generateFile(t, t.TempDir(), "-objects", "20000", "-seed", "3")
+	f, err := os.Open(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if zr.Comment != "HPROF BLOCKSIZE=1048576" {
+		t.Errorf("first member's comment %q", zr.Comment)
+	}
+	inflated, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(plain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(inflated, want) || len(want) < 2*gzBlock {
+		t.Errorf("-gz inflates to %d bytes, not the %d of the plain file", len(inflated), len(want))
 	}
 }
 

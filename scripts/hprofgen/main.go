@@ -12,7 +12,8 @@
 // HashMaps, ArrayLists of strings, long linked chains, deep trees, big
 // object arrays and primitive arrays. The same seed and flags give the
 // same bytes. Memory stays bounded whatever the size: the file is
-// written as it is laid out, in 4 MiB pieces (gzip members with -gz).
+// written as it is laid out, in 4 MiB pieces (with -gz, gzip members
+// of 1 MiB each, as the JDK's -gz writes).
 //
 // Beside FILE it writes FILE.manifest.tsv: a line class<TAB>count<TAB>bytes
 // for each class (the heap sizes worked out by the generator's own
@@ -61,7 +62,7 @@ func parseFlags(args []string, stderr io.Writer) (config, error) {
 	fs.Int64Var(&c.objects, "objects", 0, "stop once this many objects are written (class objects included)")
 	fs.Uint64Var(&c.seed, "seed", 1, "random seed: the same seed and flags give the same bytes")
 	fs.StringVar(&c.out, "o", "", "output `FILE` (the manifest goes to FILE.manifest.tsv)")
-	fs.BoolVar(&c.gz, "gz", false, "write gzip (one member per 4 MiB, as the JDK's -gz)")
+	fs.BoolVar(&c.gz, "gz", false, "write gzip: members of 1 MiB, as the JDK's -gz")
 	fs.IntVar(&c.classes, "classes", 1000, "generated classes")
 	fs.IntVar(&c.threads, "threads", 16, "threads")
 	fs.Float64Var(&c.unreachable, "unreachable", 0, "the share of objects (0 to 0.999) written as unreachable java.lang.Object instances, 25 bytes each: the least disk for an object count")
@@ -146,7 +147,7 @@ func generate(g *gen, c config) {
 	}
 	g.o.closeSegment()
 	g.o.end(g.o.begin(tagHeapEnd))
-	g.o.flush()
+	g.o.flushGz(true)
 }
 
 // writeManifest writes what g wrote: per class, then per root kind.

@@ -3,6 +3,7 @@ package main
 import (
 	"compress/gzip"
 	"encoding/binary"
+	"fmt"
 	"io"
 )
 
@@ -67,8 +68,8 @@ const flushAt = 4 << 20
 
 // out gathers the file in one buffer and writes it in big pieces; heap
 // sub-records go into the open HEAP DUMP SEGMENT, which is closed and
-// written once the buffer passes flushAt. With gz, each piece is one
-// gzip member, as the JDK's -gz writes them.
+// written once the buffer passes flushAt. With gz, the pieces are cut
+// into gzip members as the JDK's -gz writes them (gzBlock).
 type out struct {
 	w       io.Writer
 	gz      *gzip.Writer
@@ -127,10 +128,10 @@ func (o *out) sub(tag byte) {
 	o.u1(tag)
 }
 
-// done ends a heap sub-record: past flushAt, the segment is closed and
-// the buffer written.
+// done ends a heap sub-record: once the segment passes flushAt, it is
+// closed and the buffer written (the segments are the same with -gz).
 func (o *out) done() {
-	if len(o.buf) >= flushAt {
+	if o.seg >= 0 && len(o.buf)-o.seg >= flushAt {
 		o.closeSegment()
 		o.flush()
 	}
@@ -143,18 +144,34 @@ func (o *out) closeSegment() {
 	}
 }
 
-// flush writes the buffer: as it is, or as one gzip member.
-func (o *out) flush() {
-	if o.err == nil && len(o.buf) > 0 {
-		if o.gz != nil {
-			o.gz.Reset(o.w)
-			if _, o.err = o.gz.Write(o.buf); o.err == nil {
-				o.err = o.gz.Close()
-			}
-		} else {
+// gzBlock is what one gzip member holds, as the JDK's -gz writes them:
+// 1 MiB of the dump each, the last less, every member's comment saying
+// so ("HPROF BLOCKSIZE=1048576"), so that readers inflate them apart.
+const gzBlock = 1 << 20
+
+// flush writes the buffer: as it is, or in gzip members of gzBlock
+// bytes, keeping back what does not fill one unless last.
+func (o *out) flush() { o.flushGz(false) }
+
+func (o *out) flushGz(last bool) {
+	if o.gz == nil {
+		if o.err == nil && len(o.buf) > 0 {
 			_, o.err = o.w.Write(o.buf)
 		}
+		o.written += int64(len(o.buf))
+		o.buf = o.buf[:0]
+		return
 	}
-	o.written += int64(len(o.buf))
-	o.buf = o.buf[:0]
+	b := o.buf
+	for o.err == nil && (len(b) >= gzBlock || last && len(b) > 0) {
+		n := min(len(b), gzBlock)
+		o.gz.Reset(o.w)
+		o.gz.Comment = fmt.Sprintf("HPROF BLOCKSIZE=%d", gzBlock)
+		if _, o.err = o.gz.Write(b[:n]); o.err == nil {
+			o.err = o.gz.Close()
+		}
+		b = b[n:]
+	}
+	o.written += int64(len(o.buf) - len(b))
+	o.buf = o.buf[:copy(o.buf, b)]
 }
