@@ -116,7 +116,6 @@ func (g *gen) preamble() {
 		o.id(c.nameID)
 		o.end(r)
 	}
-	g.h.byName["java/lang/Class"].id = g.h.classes[1].id
 	r := o.begin(tagStackTrace)
 	o.u4(emptyPath)
 	o.u4(0)
