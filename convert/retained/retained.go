@@ -47,13 +47,30 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/internal/sysmem"
 )
 
+// The retained view numbers objects, and the offsets of their
+// references, in 32 bits: its arrays of object numbers (the graph's
+// edges, the dominators, the DFS order) take half the memory of 64-bit
+// ones. A dump past these limits is refused with ErrTooLarge before
+// anything is allocated for it; the heap view and the heap tables count
+// in 64 bits and have no such limit.
+const (
+	// MaxObjects is the most objects (class objects included) a dump
+	// may have: object numbers are 32-bit, kept within a 32-bit
+	// platform's int.
+	MaxObjects = 1<<31 - 1
+	// MaxReferences bounds the references of a dump, as the first pass
+	// counts them (null ones too: the bound the edge array is sized by):
+	// their offsets are 32-bit, one value kept free.
+	MaxReferences = 1<<32 - 2
+)
+
 // Sentinel errors.
 var (
 	// ErrNoDump means the input holds no heap dump with the asked index.
 	ErrNoDump = errors.New("retained: no such heap dump")
-	// ErrTooLarge means the dump has more objects or references than the
-	// 32-bit dense indices hold.
-	ErrTooLarge = errors.New("retained: heap dump too large")
+	// ErrTooLarge means the dump has more objects (MaxObjects), references
+	// (MaxReferences) or classes than the view's 32-bit numbers hold.
+	ErrTooLarge = errors.New("retained: heap dump too large for the retained view")
 	// ErrChanged means the second read of the input did not match the
 	// first (the file changed between passes).
 	ErrChanged = errors.New("retained: input changed between passes")

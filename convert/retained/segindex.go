@@ -46,14 +46,11 @@ func (s *scanner) indexSets(ranges []idnote.IDRange, noted []idnote.SegmentIDs, 
 // at a time. The notes are freed as they are indexed. It returns the
 // index and the number of duplicate IDs.
 func (s *scanner) buildIndex(ranges []idnote.IDRange, noted []idnote.SegmentIDs, reread func(fn func(part int, id uint64)) error) (*idIndex, int, error) {
+	if err := checkLimits(ranges, s.maxEdges); err != nil {
+		return nil, 0, err
+	}
 	sh := shapeOf(ranges)
 	n := sh.n
-	if uint64(n) >= uint64(classObjFlag) {
-		return nil, 0, errf(ErrTooLarge, "%d objects", n)
-	}
-	if s.maxEdges >= 1<<32-1 {
-		return nil, 0, errf(ErrTooLarge, "up to %d references", s.maxEdges)
-	}
 	if n == 0 {
 		x, dups := newIDIndex(nil)
 		return x, dups, nil
@@ -95,6 +92,23 @@ type idShape struct {
 	lo    uint64
 	shift uint
 	span  uint64
+}
+
+// checkLimits refuses a dump whose objects (summed from ranges) or
+// references (refs, a bound) the retained view cannot number, before
+// anything is allocated for them.
+func checkLimits(ranges []idnote.IDRange, refs int64) error {
+	var n uint64
+	for _, r := range ranges {
+		n += uint64(r.N)
+	}
+	if n > MaxObjects {
+		return errf(ErrTooLarge, "%d objects, over the %d it numbers (the heap view and the heap tables have no such limit)", n, int64(MaxObjects))
+	}
+	if refs > MaxReferences {
+		return errf(ErrTooLarge, "up to %d references (null ones counted), over the %d it holds", refs, int64(MaxReferences))
+	}
+	return nil
 }
 
 // shapeOf sums up the ranges of the parts (n is 0 when they hold none).

@@ -208,7 +208,7 @@ type decoded struct {
 func (r *run) run(ctx context.Context) {
 	n := len(r.inputs)
 	r.results = make([]Result, n)
-	r.views = viewsFound{found: map[string]bool{}, lacks: make([][]string, n), held: make([][]string, n)}
+	r.views = viewsFound{found: map[string]bool{}, lacks: make([][]string, n), held: make([][]string, n), why: make([]string, n)}
 	if _, ok := r.w.(objectSinker); ok && !r.perInput {
 		r.rowTurns = make([]chan struct{}, n)
 		for i := range r.rowTurns {

@@ -62,9 +62,26 @@ func missingViews(asked, have []string) []string {
 }
 
 // noViewText says that an input lacks the views missing, and which it
-// holds.
-func noViewText(missing, held []string) string {
-	return fmt.Sprintf("no %s view in this input (it has: %s)", strings.Join(missing, ", "), strings.Join(held, ", "))
+// holds, then why a view was not computed (notComputed) if one was not.
+func noViewText(missing, held []string, why string) string {
+	s := fmt.Sprintf("no %s view in this input (it has: %s)", strings.Join(missing, ", "), strings.Join(held, ", "))
+	if why != "" {
+		s += "; " + why
+	}
+	return s
+}
+
+// notComputed is what g's notes say of the views its decoder did not
+// compute ("retained view not computed: …" when the dump is too large
+// for it), "" when they say nothing.
+func notComputed(g *graph.Graph) string {
+	var why []string
+	for _, n := range g.Source.Notes {
+		if strings.Contains(n, " view not computed: ") {
+			why = append(why, n)
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 // viewsFound keeps, for a job that names its views, which of them some
@@ -76,8 +93,10 @@ type viewsFound struct {
 	mu    sync.Mutex
 	found map[string]bool
 	// lacks[i] and held[i] are the views asked for that input i lacks,
-	// and the views it holds.
+	// and the views it holds; why[i] why its decoder did not compute a
+	// view (notComputed).
 	lacks, held [][]string
+	why         []string
 }
 
 // note records what input i wrote and lacked.
@@ -88,7 +107,7 @@ func (f *viewsFound) note(i int, g *graph.Graph, wrote, lacks []string) {
 		f.found[v] = true
 	}
 	if len(lacks) > 0 {
-		f.lacks[i], f.held[i] = lacks, heldViews(g)
+		f.lacks[i], f.held[i], f.why[i] = lacks, heldViews(g), notComputed(g)
 	}
 }
 
@@ -108,7 +127,7 @@ func (r *run) settleViews() {
 			}
 		}
 		if len(none) > 0 {
-			res.Status, res.Reason = StatusPartial, joinReasons(noViewText(none, f.held[i]), res.Reason)
+			res.Status, res.Reason = StatusPartial, joinReasons(noViewText(none, f.held[i], f.why[i]), res.Reason)
 			r.emit(Event{Kind: Problem, Index: i, Input: r.inputs[i], Err: errors.New("partial, " + res.Reason), Result: res})
 			r.remark(i)
 		}
@@ -142,7 +161,7 @@ func viewsToWrite(g *graph.Graph, asked []string) (views, lacks []string, err er
 	case len(asked) == 0:
 		return nil, nil, fmt.Errorf("no record in this input makes a view: nothing to write (hprof2pprof info lists its records)")
 	}
-	return nil, nil, errors.New(noViewText(lacks, heldViews(g)))
+	return nil, nil, errors.New(noViewText(lacks, heldViews(g), notComputed(g)))
 }
 
 // remark records input i's settled status in its done mark, if it has

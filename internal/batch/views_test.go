@@ -78,3 +78,19 @@ func TestViewsAskedOfTheJob(t *testing.T) {
 		}
 	}
 }
+
+// A view the decoder did not compute says why: the retained view of a
+// dump past its limits names the limit, not only that the view is
+// missing.
+func TestMissingViewSaysWhy(t *testing.T) {
+	g, err := convert.ConvertFile(context.Background(), testdata("jdk17-zoo-live.hprof"), convert.Options{Views: []string{"heap"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const why = "retained view not computed: retained: heap dump too large for the retained view: 2200000000 objects, over the 2147483647 it numbers"
+	g.Source.Notes = append(g.Source.Notes, "an unrelated note", why)
+	_, _, err = viewsToWrite(g, []string{"retained"})
+	if err == nil || !strings.Contains(err.Error(), "no retained view in this input") || !strings.Contains(err.Error(), why) || strings.Contains(err.Error(), "unrelated") {
+		t.Errorf("error %v; want it to say the view is missing and why", err)
+	}
+}
