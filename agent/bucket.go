@@ -23,16 +23,8 @@ var _ Exporter = (*PprofBucket)(nil)
 
 // NewPprofBucket opens the bucket of a storage URL and checks it answers.
 func NewPprofBucket(ctx context.Context, url string) (*PprofBucket, error) {
-	loc, err := objstore.Parse(url)
+	st, loc, err := objstore.OpenFolder(ctx, url)
 	if err != nil {
-		return nil, err
-	}
-	st, err := objstore.Open(ctx, loc)
-	if err != nil {
-		return nil, err
-	}
-	if err := st.Check(ctx); err != nil {
-		st.Close()
 		return nil, err
 	}
 	return &PprofBucket{st: st, loc: loc}, nil

@@ -70,9 +70,8 @@ func upload(t *testing.T, s *s3test.Server, bucket string, files map[string]stri
 	}
 }
 
-// objects lists a bucket's keys under prefix with their ETag-like
-// identity (size and modification time), hidden names included.
-func objects(t *testing.T, s *s3test.Server, bucket, prefix string) map[string]string {
+// listed opens a bucket and lists the objects under prefix.
+func listed(t *testing.T, s *s3test.Server, bucket, prefix string) (*objstore.Store, []objstore.Object) {
 	t.Helper()
 	ctx := context.Background()
 	l, _ := objstore.Parse(s.URL(bucket, prefix))
@@ -80,11 +79,19 @@ func objects(t *testing.T, s *s3test.Server, bucket, prefix string) map[string]s
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer st.Close()
+	t.Cleanup(func() { st.Close() })
 	objs, err := st.List(ctx, l)
 	if err != nil {
 		t.Fatal(err)
 	}
+	return st, objs
+}
+
+// objects lists a bucket's keys under prefix with their identity (size
+// and modification time), hidden names included.
+func objects(t *testing.T, s *s3test.Server, bucket, prefix string) map[string]string {
+	t.Helper()
+	_, objs := listed(t, s, bucket, prefix)
 	out := map[string]string{}
 	for _, o := range objs {
 		out[strings.TrimPrefix(o.Loc.Key, prefix)] = fmt.Sprint(o.Size, o.ModTime.UnixNano())
@@ -96,16 +103,7 @@ func objects(t *testing.T, s *s3test.Server, bucket, prefix string) map[string]s
 func download(t *testing.T, s *s3test.Server, bucket, prefix, dir string) {
 	t.Helper()
 	ctx := context.Background()
-	l, _ := objstore.Parse(s.URL(bucket, prefix))
-	st, err := objstore.Open(ctx, l)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	objs, err := st.List(ctx, l)
-	if err != nil {
-		t.Fatal(err)
-	}
+	st, objs := listed(t, s, bucket, prefix)
 	for _, o := range objs {
 		r, err := st.Reader(ctx, o.Loc)
 		if err != nil {

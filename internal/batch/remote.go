@@ -179,16 +179,11 @@ type remoteOut struct {
 }
 
 func openRemoteOut(ctx context.Context, url, local string) (*remoteOut, error) {
-	loc, err := objstore.Parse(url)
-	if err != nil {
+	if _, err := objstore.Parse(url); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
-	st, err := objstore.Open(ctx, loc)
+	st, loc, err := objstore.OpenFolder(ctx, url)
 	if err != nil {
-		return nil, err
-	}
-	if err := st.Check(ctx); err != nil {
-		st.Close()
 		return nil, err
 	}
 	return &remoteOut{st: st, loc: loc, local: local}, nil

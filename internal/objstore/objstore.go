@@ -149,6 +149,24 @@ func (s *Store) Check(ctx context.Context) error {
 	return nil
 }
 
+// OpenFolder opens the bucket of an output folder's URL and checks that
+// it answers, as every writer does before it converts anything.
+func OpenFolder(ctx context.Context, url string) (*Store, Location, error) {
+	loc, err := Parse(url)
+	if err != nil {
+		return nil, Location{}, err
+	}
+	st, err := Open(ctx, loc)
+	if err != nil {
+		return nil, loc, err
+	}
+	if err := st.Check(ctx); err != nil {
+		st.Close()
+		return nil, loc, err
+	}
+	return st, loc, nil
+}
+
 // Close releases the bucket.
 func (s *Store) Close() error { return s.b.Close() }
 
