@@ -93,13 +93,7 @@ func DecodeOpen(ctx context.Context, name string, size int64, open func() (io.Re
 	return d.limited(ctx, func(ctx context.Context, opts Options) (*graph.Graph, error) {
 		if at != nil && size > 0 {
 			if zr, ok := source.ParallelGunzipAt(at, size); ok {
-				d.closers = append(d.closers, zr)
-				again := hprof.Again{At: membersAt(zr), Reopen: source.ReopenAt(at, size, open)}
-				g, err := d.convertStream(ctx, zr, again, "gzip", name, opts)
-				if g != nil {
-					g.Source.Notes = append(g.Source.Notes, "gzip: the JDK's chunked -gz format, members inflated in parallel ("+source.InflateImpl+")")
-				}
-				return g, err
+				return d.chunkedGzip(ctx, zr, source.ReopenAt(at, size, open), name, opts)
 			}
 		}
 		r, err := open()
@@ -180,17 +174,22 @@ func (d *Decoded) file(ctx context.Context, path string, opts Options) (*graph.G
 		}
 	}
 	if zr, ok := source.ParallelGunzip(f); ok {
-		// Inflated on every core, the JDK's -gz is read again faster
-		// than a copy would be written during the first pass: no copy.
-		d.closers = append(d.closers, zr)
-		again := hprof.Again{At: membersAt(zr), Reopen: source.Reopen(path)}
-		g, err := d.convertStream(ctx, zr, again, "gzip", path, opts)
-		if g != nil {
-			g.Source.Notes = append(g.Source.Notes, "gzip: the JDK's chunked -gz format, members inflated in parallel ("+source.InflateImpl+")")
-		}
-		return g, err
+		return d.chunkedGzip(ctx, zr, source.Reopen(path), path, opts)
 	}
 	return d.convert(ctx, f, path, opts, source.Reopen(path))
+}
+
+// chunkedGzip decodes the JDK's chunked -gz inflated on every core; it
+// is read again through its member index, or reopen before the first
+// pass has indexed it all, faster than a copy would be written: no copy.
+func (d *Decoded) chunkedGzip(ctx context.Context, zr *source.Gunzip, reopen func() (io.ReadCloser, error), name string, opts Options) (*graph.Graph, error) {
+	d.closers = append(d.closers, zr)
+	again := hprof.Again{At: membersAt(zr), Reopen: reopen}
+	g, err := d.convertStream(ctx, zr, again, "gzip", name, opts)
+	if g != nil {
+		g.Source.Notes = append(g.Source.Notes, "gzip: the JDK's chunked -gz format, members inflated in parallel ("+source.InflateImpl+")")
+	}
+	return g, err
 }
 
 // membersAt gives random access to a chunked gzip file's inflated bytes

@@ -14,8 +14,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/google/pprof/profile"
-
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/internal/batch"
@@ -345,27 +343,8 @@ func TestFleetRemoteGzip(t *testing.T) {
 	if code, msg := runEnv(t, s.Env, "convert", "-q", "--view", "retained", "-o", local, testdata("jdk25-compact-headers.hprof.gz")); code != exitOK {
 		t.Fatalf("retained view: exit %d\n%s", code, msg)
 	}
-	a, b := retainedTotal(t, remote), retainedTotal(t, local)
-	if a != b || a == 0 {
+	a, b := totals(t, remote), totals(t, local)
+	if a != b || a[0] == 0 {
 		t.Errorf("retained total from the bucket %d, from the file %d", a, b)
 	}
-}
-
-// retainedTotal sums a profile's first sample type.
-func retainedTotal(t *testing.T, path string) int64 {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var n int64
-	for _, s := range p.Sample {
-		n += s.Value[0]
-	}
-	return n
 }

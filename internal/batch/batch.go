@@ -89,6 +89,7 @@ func Run(ctx context.Context, j Job) (*Summary, error) {
 	}
 	r.stores.close()
 	if r.remote != nil {
+		r.remote.st.Close()
 		os.RemoveAll(r.remote.local)
 	}
 	for _, p := range closed {

@@ -308,68 +308,63 @@ func stageRemote(url, spill string) (string, error) {
 	return os.MkdirTemp(spill, "hprof2pprof-out-*")
 }
 
+// intoDir runs write with dst.Dir a local folder: one named by a storage
+// URL is replaced by a staging folder (under spill), and the files write
+// returns are uploaded to the URL; it returns their paths or URLs.
+func intoDir(ctx context.Context, dst Destination, spill string, write func(Destination) ([]string, error)) ([]string, error) {
+	if !objstore.IsURL(dst.Dir) {
+		return write(dst)
+	}
+	local, err := stageRemote(dst.Dir, spill)
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(local)
+	out, err := openRemoteOut(ctx, dst.Dir, local)
+	if err != nil {
+		return nil, err
+	}
+	defer out.st.Close()
+	dst.Dir = local
+	wrote, err := write(dst)
+	if err != nil {
+		return wrote, err
+	}
+	return out.publish(ctx, wrote)
+}
+
 // WriteGraph writes one graph in a format to dst, as capture does with
 // each heap dump it takes: a dst.Dir that is a storage URL is written in
 // a local staging folder (under spill) and uploaded. It returns the
 // paths or URLs written.
 func WriteGraph(ctx context.Context, format string, dst Destination, fo FormatOptions, spill, input string, g *graph.Graph, views []string) ([]string, error) {
-	var out *remoteOut
-	if objstore.IsURL(dst.Dir) {
-		local, err := stageRemote(dst.Dir, spill)
+	return intoDir(ctx, dst, spill, func(dst Destination) ([]string, error) {
+		w, err := OpenFormat(format, dst, fo)
 		if err != nil {
 			return nil, err
 		}
-		defer os.RemoveAll(local)
-		if out, err = openRemoteOut(ctx, dst.Dir, local); err != nil {
-			return nil, err
+		wrote, err := w.Add(ctx, input, g, views)
+		closed, cerr := w.Close()
+		if err == nil {
+			err = cerr
 		}
-		defer out.st.Close()
-		dst.Dir = local
-	}
-	w, err := OpenFormat(format, dst, fo)
-	if err != nil {
-		return nil, err
-	}
-	wrote, err := w.Add(ctx, input, g, views)
-	closed, cerr := w.Close()
-	wrote = append(wrote, closed...)
-	if err == nil {
-		err = cerr
-	}
-	if err == nil && out != nil {
-		wrote, err = out.publish(ctx, wrote)
-	}
-	return wrote, err
+		return append(wrote, closed...), err
+	})
 }
 
 // WriteOTLPFor writes one input's OTLP request file (WriteOTLP) as
 // dst names it: Out, else <OutBase>.otlp.pb, uploaded where dst.Dir is a
 // storage URL. It returns the path or URL written.
 func WriteOTLPFor(ctx context.Context, dst Destination, spill, input string, b *otlp.Builder) (string, error) {
-	if !objstore.IsURL(dst.Dir) {
+	wrote, err := intoDir(ctx, dst, spill, func(dst Destination) ([]string, error) {
 		p := dst.Out
 		if p == "" {
 			p = dst.OutBase(input) + ".otlp.pb"
 		}
-		return p, WriteOTLP(p, b)
-	}
-	local, err := stageRemote(dst.Dir, spill)
+		return []string{p}, WriteOTLP(p, b)
+	})
 	if err != nil {
 		return "", err
 	}
-	defer os.RemoveAll(local)
-	out, err := openRemoteOut(ctx, dst.Dir, local)
-	if err != nil {
-		return "", err
-	}
-	defer out.st.Close()
-	p := filepath.Join(local, filepath.FromSlash(dst.Rel[input])+".otlp.pb")
-	if err := WriteOTLP(p, b); err != nil {
-		return "", err
-	}
-	urls, err := out.publish(ctx, []string{p})
-	if err != nil {
-		return "", err
-	}
-	return urls[0], nil
+	return wrote[0], nil
 }

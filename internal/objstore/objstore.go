@@ -15,6 +15,7 @@
 package objstore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -310,7 +311,7 @@ func (s *Store) UploadReader(ctx context.Context, r io.Reader, l Location) error
 
 // WriteAll writes data to l's key as Upload does.
 func (s *Store) WriteAll(ctx context.Context, l Location, data []byte) error {
-	err := retry(ctx, func() error { return s.write(ctx, l, strings.NewReader(string(data))) })
+	err := retry(ctx, func() error { return s.write(ctx, l, bytes.NewReader(data)) })
 	if err != nil {
 		return opError("upload", l, err)
 	}

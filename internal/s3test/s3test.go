@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -186,18 +187,9 @@ func (s *Server) Bucket(t testing.TB, name string) {
 // SetEnv sets the client environment for this test (t.Setenv).
 func (s *Server) SetEnv(t *testing.T) {
 	for _, kv := range s.Env {
-		k, v, _ := cutEq(kv)
+		k, v, _ := strings.Cut(kv, "=")
 		t.Setenv(k, v)
 	}
-}
-
-func cutEq(kv string) (string, string, bool) {
-	for i := range kv {
-		if kv[i] == '=' {
-			return kv[:i], kv[i+1:], true
-		}
-	}
-	return kv, "", false
 }
 
 // tail is the last n bytes of b.
