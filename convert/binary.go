@@ -129,8 +129,8 @@ func buildViews(ctx context.Context, g *graph.Graph, in *hprof.File, d *binData,
 	if opts.wants(graph.ViewThreads) {
 		buildThreads(g, st, d)
 	}
-	if opts.asks(graph.ViewRetained) {
-		d.retained = buildRetained(ctx, g, in, d, opts)
+	if opts.asksGraph() {
+		d.retained = buildRetained(ctx, g, in, d, newRootNamer(d, st), opts)
 	}
 }
 

@@ -49,7 +49,7 @@ func (d *binReader) newHeapDump(index int) *heapdump.Dump {
 	if d.android() {
 		h.Agg.TrackHeaps(&h.Heaps)
 	}
-	if d.opts.asks(graph.ViewRetained) {
+	if d.opts.asksGraph() {
 		h.Noted = &idnote.NotedIDs{}
 	}
 	return h
@@ -158,7 +158,8 @@ func (d *binReader) chooseDump(ctx context.Context) {
 		}
 	}
 	g.Source.Dump = h.Index
-	if d.opts.wants(graph.ViewThreads) {
+	if d.opts.wants(graph.ViewThreads) || d.opts.asksGraph() {
+		// The retained and paths views name roots by their threads.
 		if n := h.ResolveNames(ctx, e, d.in); n > 0 {
 			g.Soft.Add(graph.SoftThreadNamesUnresolved, "", int64(n))
 		}

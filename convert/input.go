@@ -210,7 +210,7 @@ func (d *Decoded) convert(ctx context.Context, in io.Reader, name string, opts O
 	}
 	var kept *source.Copy
 	if compression != "" {
-		rereads := (opts.asks(graph.ViewRetained) || opts.Rows) && source.Sniff(prefix) == source.Binary
+		rereads := (opts.asksGraph() || opts.Rows) && source.Sniff(prefix) == source.Binary
 		r, reopen, kept = source.Keep(r, opts.SpillDir, rereads, reopen)
 		d.closers = append(d.closers, kept)
 	}

@@ -35,8 +35,8 @@ func (d *binReader) scanSpans(ctx context.Context, h *heapdump.Dump) error {
 		Workers:    d.workers(),
 		NewAgg:     d.newObjAgg,
 		TrackHeaps: d.android(),
-		Objects:    d.opts.asks(graph.ViewRetained),
-		NoCounts:   !d.opts.wants(graph.ViewHeap),
+		Objects:    d.opts.asksGraph(),
+		NoCounts:   !d.opts.wants(graph.ViewHeap) && !d.opts.asksGraph(), // the counts read the thread names the roots are named by
 		Progress:   d.opts.Progress,
 	})
 }

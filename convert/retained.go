@@ -23,11 +23,15 @@ import (
 // asks reports whether the user named view explicitly.
 func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) }
 
+// asksGraph reports whether a view that needs the object graph (the
+// retained or the paths view) is asked for.
+func (o Options) asksGraph() bool { return o.asks(graph.ViewRetained) || o.asks(graph.ViewPaths) }
+
 // buildRetained computes the dominator tree of the chosen heap dump
 // d.dump of input in and adds the retained view to g. It returns the
 // analysis, nil when there is none: the heap rows take its per-object
 // columns when it kept its object IDs (Options.ObjectRetained).
-func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binData, opts Options) *retained.Result {
+func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binData, roots *rootNamer, opts Options) *retained.Result {
 	h := d.dump
 	if h == nil || h.Classes.Len() == 0 {
 		return nil
@@ -45,6 +49,7 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 		ri.KeepIDs = true
 		ri.GarbageHolds = probe.GarbageHolds
 	}
+	ri.Paths = opts.asks(graph.ViewPaths)
 	feedRetained(&ri, h, in, testhooks.From(ctx).RetainedFeed)
 	for _, id := range h.Classes.IDs() {
 		name := d.sym.ClassName[id]
@@ -66,7 +71,15 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 	if probe != nil {
 		probe.Result = res
 	}
-	addRetainedView(g, res, ri.ClassNames, h, d.dumps)
+	if opts.asks(graph.ViewRetained) {
+		addRetainedView(g, res, ri.ClassNames, h, d.dumps, roots)
+	}
+	if v := res.PathsView(g, roots.Frames); v != nil {
+		v.Time = g.Source.Time
+		g.SortSamples(v)
+		v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view", h.Index, d.dumps))
+		g.AddView(v)
+	}
 	return res
 }
 
@@ -106,7 +119,7 @@ func retainedInput(g *graph.Graph, in *hprof.File, h *heapdump.Dump, e heapdump.
 
 // addRetainedView adds the retained view of res, and the retained bytes
 // by class, to g.
-func addRetainedView(g *graph.Graph, res *retained.Result, classNames map[uint64]string, h *heapdump.Dump, dumps int) {
+func addRetainedView(g *graph.Graph, res *retained.Result, classNames map[uint64]string, h *heapdump.Dump, dumps int, roots *rootNamer) {
 	spill := res.Spill.String()
 	if spill != "" {
 		g.Source.Notes = append(g.Source.Notes, spill)
@@ -119,7 +132,7 @@ func addRetainedView(g *graph.Graph, res *retained.Result, classNames map[uint64
 	for _, k := range slices.Sorted(maps.Keys(byName)) {
 		g.RetainedByClass = append(g.RetainedByClass, graph.ClassRetained{Class: k, Bytes: byName[k]})
 	}
-	v := res.View(g)
+	v := res.View(g, roots.Frames)
 	v.Time = g.Source.Time
 	g.SortSamples(v)
 	v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view (reference %d bytes); class objects weigh 0 bytes, as in the heap view",

@@ -35,7 +35,7 @@ type decodeFlags struct {
 }
 
 func (d *decodeFlags) add(fs *flag.FlagSet) {
-	fs.Var(&d.views, "view", "views to write, comma-separated: cpu, alloc, heap, threads, cputime, monitor, cpuold, retained (default: every view the input holds except retained)")
+	fs.Var(&d.views, "view", "views to write, comma-separated: cpu, alloc, heap, threads, cputime, monitor, cpuold, retained, paths (default: every view the input holds except retained and paths)")
 	fs.DurationVar(&d.interval, "interval", graph.DefaultCPUInterval, "CPU sampling interval the hprof agent used (the file does not record it)")
 	fs.IntVar(&d.dump, "dump", 0, "use dump N (1-based) of a file holding several (default: heap/alloc from the last complete dump, CPU summed)")
 	fs.IntVar(&d.refSize, "ref-size", 0, "reference size in bytes for heap sizes: 4 or 8 (default: detected)")

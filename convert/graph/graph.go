@@ -44,6 +44,10 @@ const (
 	// KindRoot is a synthetic frame naming a GC root kind or another
 	// grouping that is not code (retained view).
 	KindRoot
+	// KindField is a reference taken on a path from a GC root (paths
+	// view): Class is the class that declares the field, Method the
+	// field's name, or "[*]" for an element of the array class Class.
+	KindField
 )
 
 func (k FrameKind) String() string {
@@ -56,6 +60,8 @@ func (k FrameKind) String() string {
 		return "package"
 	case KindRoot:
 		return "root"
+	case KindField:
+		return "field"
 	}
 	return "unknown"
 }
@@ -78,11 +84,17 @@ type Frame struct {
 // "java.util.HashMap.resize" for methods, the class or package name for
 // synthetic frames.
 func (f Frame) Function() string {
-	if f.Kind != KindMethod || f.Method == "" {
+	switch {
+	case f.Kind == KindField && f.Method == ElementField:
+		return f.Class + " " + f.Method
+	case (f.Kind != KindMethod && f.Kind != KindField) || f.Method == "":
 		return f.Class
 	}
 	return f.Class + "." + f.Method
 }
+
+// ElementField is the KindField method of an array element.
+const ElementField = "[*]"
 
 // SystemName is the function's JVM-level name: the class and method with
 // the descriptor, "java.util.HashMap.resize()[Ljava/util/HashMap$Node;".
@@ -93,7 +105,11 @@ func (f Frame) SystemName() string {
 	if f.RawClass != "" {
 		class = f.RawClass
 	}
-	if f.Kind != KindMethod || f.Method == "" {
+	switch {
+	case f.Kind == KindField:
+		f.Class = class
+		return f.Function()
+	case f.Kind != KindMethod || f.Method == "":
 		return class
 	}
 	return class + "." + f.Method + f.Signature

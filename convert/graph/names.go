@@ -28,7 +28,7 @@ func (g *Graph) NormalizeClasses() {
 	changed := false
 	for i := range g.Frames {
 		f := &g.Frames[i]
-		if (f.Kind != KindMethod && f.Kind != KindClass) || f.RawClass != "" {
+		if (f.Kind != KindMethod && f.Kind != KindClass && f.Kind != KindField) || f.RawClass != "" {
 			continue
 		}
 		if n := normalizeClass(f.Class); n != f.Class {

@@ -21,6 +21,7 @@ const (
 	ViewThreads  = "threads"  // threads and their stacks
 	ViewMonitor  = "monitor"  // text MONITOR TIME
 	ViewRetained = "retained" // dominator tree
+	ViewPaths    = "paths"    // shortest paths from GC roots
 )
 
 // DefaultCPUInterval is the hprof agent's default sampling interval; the

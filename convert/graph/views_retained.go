@@ -15,6 +15,21 @@ func NewRetainedView() *View {
 	}
 }
 
+// NewPathsView: each reachable object under the references that keep
+// it alive on a shortest path from a GC root. path_objects and
+// path_space are the objects and their shallow bytes (a frame's
+// cumulative value: what is reached through it); path_retained sums so
+// that a frame's cumulative value is the retained size of the objects
+// reached through it (see the view's comments).
+func NewPathsView() *View {
+	return &View{
+		Name:              ViewPaths,
+		SampleTypes:       []ValueType{{"path_objects", "count"}, {"path_space", "bytes"}, {"path_retained", "bytes"}},
+		DefaultSampleType: "path_space",
+		PeriodType:        ValueType{"space", "bytes"},
+	}
+}
+
 // ClassRetained is the retained size of the objects of one class name:
 // for each class of that name, the retained sizes of its reachable
 // objects that no object of the same class dominates, summed (so a

@@ -9,7 +9,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
@@ -32,6 +31,10 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		defer close(released)
 		debug.FreeOSMemory()
 	}()
+	if s.in.Paths {
+		s.phase("shortest paths")
+		s.hold = s.holders()
+	}
 	allowed := s.strongReach()
 	<-released
 	// Each phase takes seconds (minutes when the graph is paged from
@@ -120,7 +123,7 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	marked := markedChan(m)
 	at := mem.Reuse[int32](s.a, spare, m) // path node by DFS number: paths writes it, byClassTop reads it
 	wg.Go(func() {
-		res.Paths, res.ClassNames, res.RootKinds = s.paths(idom, d, top, at, run, marked)
+		res.Paths, res.ClassNames, res.Roots = s.paths(idom, d, top, at, run, marked)
 	})
 	// Added to at random (see mem.AllocHot). In memory, the retained sizes
 	// take the forest's pages, written whole below: 8 bytes per object
@@ -179,6 +182,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 // again (but by the GarbageHolds pass here).
 func (s *scanner) number(allowed domtree.Bitset) ([]uint32, domtree.EdgeLog, []uint32) {
 	n := len(s.g.Start)
+	// The most telling roots first (rootRank): an object several roots
+	// reach is named by the first whose walk numbers it.
+	sortRoots(s.roots, s.rootKind)
 	// Classes with a reached object, noted as the DFS reaches them: a
 	// class object becomes a root only when no reference reached it by
 	// the end of the round that found its class (strongReach's own
@@ -225,9 +231,12 @@ func (s *scanner) number(allowed domtree.Bitset) ([]uint32, domtree.EdgeLog, []u
 	mem.Free(s.a, fresh)
 	warm.Finish()
 	pre := s.g.Start // numbers where numbered is set
+	s.starts = make([]uint32, 0, len(s.roots))
 	for _, r := range s.roots {
 		log = log.Add(0, pre[r]) // every root is numbered
+		s.starts = append(s.starts, pre[r])
 	}
+	slices.Sort(s.starts)
 	if s.in.GarbageHolds {
 		// What an unreachable object refers to hangs from the virtual
 		// root too (the oracle's model: see Input.GarbageHolds).
@@ -262,7 +271,23 @@ func (s *scanner) number(allowed domtree.Bitset) ([]uint32, domtree.EdgeLog, []u
 // are computed, by DFS number.
 type dfsOrder struct {
 	obj      objWords // class and shallow size
-	rootKind map[uint32]hprof.SubTag
+	rootKind map[uint32]Root
+	// starts are the DFS numbers of the roots, ascending: the numbers
+	// from one up to the next are what the walk from it numbered.
+	starts []uint32
+}
+
+// firstRoot is the DFS number of the root whose walk numbered a: the
+// walk from each root numbers what it reaches first, in one run.
+func (d *dfsOrder) firstRoot(a uint32) uint32 {
+	i, found := slices.BinarySearch(d.starts, a)
+	if !found {
+		i--
+	}
+	if i < 0 {
+		return 0
+	}
+	return d.starts[i]
 }
 
 // wordMove moves the classes, shallow sizes and root kinds to DFS
@@ -293,7 +318,7 @@ const byDFSPart = 1 << 16
 func (s *scanner) byDFS(pre []uint32, m int) *wordMove {
 	b := &wordMove{s: s, pre: pre, d: &dfsOrder{
 		obj:      objWords{w: mem.Alloc[uint32](s.a, m, m), wide: map[uint32]wideObj{}},
-		rootKind: make(map[uint32]hprof.SubTag, len(s.rootKind)),
+		rootKind: make(map[uint32]Root, len(s.rootKind)),
 	}}
 	b.d.obj.w[0] = 0 // the virtual root; every other number is written by work
 	return b
@@ -344,12 +369,16 @@ func (b *wordMove) finish() *dfsOrder {
 			d.rootKind[a] = t
 		}
 	}
+	d.starts, s.starts = s.starts, nil
 	st := &s.stats
 	m := len(d.obj.w)
 	st.ReachableBytes += b.reach
 	st.UnreachableBytes += b.unreach
 	st.Reachable = m - 1
 	st.Unreachable = len(b.pre) - (m - 1)
+	if s.in.Paths {
+		s.objByNum = objWords{w: slices.Clone(s.obj.w), wide: s.obj.wide}
+	}
 	mem.Free(s.a, s.obj.w)
 	s.obj, s.rootKind = objWords{}, nil
 	return d
@@ -407,7 +436,7 @@ func (s *scanner) classRoots(numbered, allowed domtree.Bitset, used []bool) []ui
 	for i, c := range s.classes {
 		if used[i] && c.node != noNode && !numbered.Has(c.node) && (allowed == nil || allowed.Has(c.node)) {
 			extra = append(extra, c.node)
-			s.rootKind[c.node] = classRootKind
+			s.rootKind[c.node] = Root{Kind: classRootKind}
 		}
 	}
 	return extra

@@ -30,14 +30,14 @@ func TestByClassTopAgainstWalk(t *testing.T) {
 		}
 		m := 2 + rng.IntN(300)
 		idom := make([]uint32, m)
-		d := &dfsOrder{obj: objWords{w: make([]uint32, m), wide: map[uint32]wideObj{}}, rootKind: map[uint32]hprof.SubTag{}}
+		d := &dfsOrder{obj: objWords{w: make([]uint32, m), wide: map[uint32]wideObj{}}, rootKind: map[uint32]Root{}}
 		cls := make([]uint32, m)
 		size := make([]int64, m)
 		for a := 1; a < m; a++ {
 			switch r := rng.IntN(10); {
 			case r == 0 || a == 1:
 				idom[a] = 0
-				d.rootKind[uint32(a)] = hprof.RootJNIGlobal
+				d.rootKind[uint32(a)] = Root{Kind: hprof.RootJNIGlobal}
 			case r < 6:
 				idom[a] = uint32(a - 1) // chains
 			default:

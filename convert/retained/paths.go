@@ -1,7 +1,6 @@
 package retained
 
 import (
-	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
 )
 
@@ -26,11 +25,11 @@ import (
 // the last phase (bench-4g: 76 M objects): its state is in locals and a
 // domtree.PathTree, not in closures, whose captured variables the
 // compiler keeps in memory and reloads at every use.
-func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, run []uint32, marked chan<- int) (paths []Path, names, kinds []string) {
+func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, run []uint32, marked chan<- int) (paths []Path, names []string, roots []Root) {
 	m := len(idom)
 	cn := s.classNames()
 	t := domtree.NewPathTree()
-	kindIdx := map[hprof.SubTag]int32{}
+	kindIdx := map[Root]int32{}
 	maxDepth := s.in.MaxDepth
 	obj := &d.obj
 	at[0], run[0] = 0, 0 // the virtual root; the loop writes every other number
@@ -42,12 +41,14 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, ru
 		if dom == 0 {
 			kt, ok := d.rootKind[uint32(a)]
 			if !ok {
-				kt = severalRootsKind // reached from several roots, not one itself
+				// Reached from several roots, not one itself: named by
+				// the root the depth-first numbering found it from.
+				kt = severalOf(d.rootKind[d.firstRoot(uint32(a))])
 			}
 			ki, ok := kindIdx[kt]
 			if !ok {
-				ki = int32(len(kinds))
-				kinds = append(kinds, rootKindName(kt))
+				ki = int32(len(roots))
+				roots = append(roots, kt)
 				kindIdx[kt] = ki
 			}
 			q = t.Node(t.Node(0, ki), c)
@@ -86,7 +87,7 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, ru
 		}
 	}
 	marked <- m
-	return pathsOf(t.Nodes), cn.names, kinds
+	return pathsOf(t.Nodes), cn.names, roots
 }
 
 // classNames are the names of the classes, interned: two classes of one

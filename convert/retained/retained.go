@@ -125,6 +125,11 @@ type Input struct {
 	// immediate dominator. Off (the default), garbage holds nothing and
 	// the dominator tree is that of the live graph.
 	GarbageHolds bool
+	// Paths finds, besides the dominator tree, a shortest strong path
+	// from a GC root to each reachable object and the field each of its
+	// steps takes (Result.PathsView, Result.Suspects). It keeps the
+	// object IDs (KeepIDs) and reads the dump once more.
+	Paths bool
 	// MaxDepth caps the class frames of a stack (0: DefaultMaxDepth).
 	MaxDepth int
 	// MemoryBudget bounds the graph's arrays in memory (anonymous
@@ -203,8 +208,9 @@ type Result struct {
 	Paths []Path
 	// ClassNames are the names Path.Class indexes.
 	ClassNames []string
-	// RootKinds are the root kinds Path.Class indexes at depth 1.
-	RootKinds []string
+	// Roots are the roots Path.Class indexes at depth 1: a kind, with
+	// the thread and frame of the kinds tied to a thread.
+	Roots []Root
 	// ByClass is the retained size of each class ID: the sum of the
 	// retained sizes of its reachable objects that no other object of
 	// the same class dominates (the oracle's "retained size by class").
@@ -213,6 +219,7 @@ type Result struct {
 	// Spill says whether and where the graph spilled to disk.
 	Spill Spill
 
+	holds    *holds   // nil unless Input.Paths
 	ids      *idIndex // nil unless Input.KeepIDs
 	retained []int64  // by dense object number, when KeepIDs
 	idom     []uint32 // immediate dominator's dense number + 1 (0: the virtual root), when KeepIDs
@@ -274,7 +281,7 @@ func (sp Spill) String() string {
 // and capped at the depth limit, is the same share one Path.
 type Path struct {
 	Parent int32 // index in Result.Paths; -1 for the virtual root
-	// Class indexes Result.RootKinds at depth 1 (a root kind frame) and
+	// Class indexes Result.Roots at depth 1 (a root kind frame) and
 	// Result.ClassNames below.
 	Class   int32
 	Depth   int32
@@ -311,6 +318,9 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if in.MaxDepth <= 0 {
 		in.MaxDepth = DefaultMaxDepth
 	}
+	if in.Paths {
+		in.KeepIDs = true
+	}
 	s, err := newScanner(in)
 	if err != nil {
 		return nil, err
@@ -338,6 +348,11 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	res, err := s.analyse(ctx)
 	if err != nil {
 		return nil, err
+	}
+	if in.Paths {
+		if err := s.keepHolds(ctx, res); err != nil {
+			return nil, err
+		}
 	}
 	if err := s.closeArena(); err != nil {
 		return nil, err
@@ -463,6 +478,9 @@ func rootKindName(t hprof.SubTag) string {
 		return "class of a reachable object"
 	case severalRootsKind:
 		return "several roots"
+	}
+	if n, ok := rootNames[t]; ok {
+		return n
 	}
 	return t.String()
 }

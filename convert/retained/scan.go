@@ -61,11 +61,14 @@ type scanner struct {
 
 	// Pass 2: by dense object number.
 	ix       *idIndex
-	obj      objWords      // class (| classObjFlag for class objects) and shallow size
-	g        domtree.Graph // references
-	roots    []uint32      // root objects in dump order (may repeat)
-	weak     []uint32      // objects whose last reference is a Reference.referent
-	rootKind map[uint32]hprof.SubTag
+	obj      objWords        // class (| classObjFlag for class objects) and shallow size
+	g        domtree.Graph   // references
+	roots    []uint32        // root objects in dump order (may repeat)
+	weak     []uint32        // objects whose last reference is a Reference.referent
+	rootKind map[uint32]Root // the first root record of each root object
+	starts   []uint32        // the roots' DFS numbers, ascending (number)
+	hold     *holdTree       // Input.Paths: the breadth-first tree
+	objByNum objWords        // Input.Paths: the words by object number, kept
 
 	stats       Stats
 	a           *mem.Arena // where the big arrays come from (nil: the heap)
@@ -74,7 +77,7 @@ type scanner struct {
 }
 
 func newScanner(in Input) (*scanner, error) {
-	s := &scanner{in: in, rootKind: map[uint32]hprof.SubTag{}, obj: objWords{wide: map[uint32]wideObj{}}, g: domtree.Graph{Wide: map[uint32]uint32{}}}
+	s := &scanner{in: in, rootKind: map[uint32]Root{}, obj: objWords{wide: map[uint32]wideObj{}}, g: domtree.Graph{Wide: map[uint32]uint32{}}}
 	var ids []uint64
 	if in.Layouts != nil {
 		ids = in.Layouts.IDs()
@@ -346,7 +349,7 @@ type filler struct {
 
 type rootRef struct {
 	obj  uint32
-	kind hprof.SubTag
+	root Root
 }
 
 func (s *scanner) newFiller(pos, lim uint32) *filler {
@@ -360,7 +363,7 @@ func (s *scanner) merge(f *filler) {
 	}
 	for _, r := range f.roots {
 		if _, dup := s.rootKind[r.obj]; !dup {
-			s.rootKind[r.obj] = r.kind
+			s.rootKind[r.obj] = r.root
 			s.roots = append(s.roots, r.obj)
 		}
 	}
@@ -536,7 +539,7 @@ func (f *filler) root(sub *hprof.SubRecord) {
 		}
 		return
 	}
-	f.roots = append(f.roots, rootRef{j, sub.Tag})
+	f.roots = append(f.roots, rootRef{j, rootOf(sub)})
 }
 
 // finishGraph checks pass 2 against pass 1.

@@ -2,6 +2,7 @@ package retained
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 )
@@ -21,21 +22,34 @@ const (
 	LabelMerged = "merged"
 )
 
+// RootFrames names a root as frames of g, the outermost first: a thread
+// and the frame of its stack that holds the object (`thread "main"`,
+// `corpus.Oom.main Oom.java:33`), or the kind alone ("JNI global").
+type RootFrames func(g *graph.Graph, r Root) []graph.FrameID
+
+// KindFrame is the RootFrames that names a root by its kind alone.
+func KindFrame(g *graph.Graph, r Root) []graph.FrameID {
+	return []graph.FrameID{g.Frame(graph.Frame{Kind: graph.KindRoot, Class: r.Name()})}
+}
+
 // View builds the retained view: one sample per class-level path that
-// holds objects, valued with their count and shallow bytes.
-func (r *Result) View(g *graph.Graph) *graph.View {
+// holds objects, valued with their count and shallow bytes. Its root
+// frames are named by name (nil: KindFrame).
+func (r *Result) View(g *graph.Graph, name RootFrames) *graph.View {
+	if name == nil {
+		name = KindFrame
+	}
 	v := graph.NewRetainedView()
-	frames := make([]graph.FrameID, len(r.Paths))
+	frames := make([][]graph.FrameID, len(r.Paths)) // leaf end first
 	for i := 1; i < len(r.Paths); i++ {
 		p := &r.Paths[i]
-		f := graph.Frame{Kind: graph.KindRoot}
 		if p.Depth == 1 {
-			f.Class = r.RootKinds[p.Class]
-		} else {
-			f.Kind = graph.KindClass
-			f.Class = r.ClassNames[p.Class]
+			fs := slices.Clone(name(g, r.Roots[p.Class]))
+			slices.Reverse(fs)
+			frames[i] = fs
+			continue
 		}
-		frames[i] = g.Frame(f)
+		frames[i] = []graph.FrameID{g.Frame(graph.Frame{Kind: graph.KindClass, Class: r.ClassNames[p.Class]})}
 	}
 	var stack []graph.FrameID
 	for i := 1; i < len(r.Paths); i++ {
@@ -45,7 +59,7 @@ func (r *Result) View(g *graph.Graph) *graph.View {
 		}
 		stack = stack[:0]
 		for j := int32(i); j > 0; j = r.Paths[j].Parent {
-			stack = append(stack, frames[j])
+			stack = append(stack, frames[j]...)
 		}
 		smp := graph.Sample{Stack: g.Stack(stack), Values: []int64{p.Objects, p.Bytes}}
 		if p.MaxRun > 1 {
@@ -64,7 +78,7 @@ func (r *Result) View(g *graph.Graph) *graph.View {
 		fmt.Sprintf("unreachable: %d objects, %d bytes (shallow): no GC root reaches them, so they have no retained size and are not in this view",
 			st.Unreachable, st.UnreachableBytes),
 		"edges: instance fields, object array elements, class statics; Reference.referent of Weak/Soft/Final/PhantomReference not followed; a class object nothing references is live when an object of its class is",
-		"root frames: the ROOT sub-record kind of a root object; \"several roots\" for objects only the virtual root dominates; \"class of a reachable object\" for such class objects",
+		"root frames: a root object's ROOT sub-record: the thread and the frame of its stack for Java frame and JNI local roots, the thread for the other thread roots, else the kind; \"several roots, first …\" for objects only the virtual root dominates, named by the most telling root that reaches them (a thread's frame before a JNI global before a class); \"class of a reachable object\" for class objects no reference holds",
 		fmt.Sprintf("stacks: root kind → dominating objects by class; a frame is named by its class alone, so a class's cumulative value is the retained size of its objects that no other object of the class dominates; runs of one class are one frame (sample label %q: the longest run); past %d class frames only classes not on the stack yet add frames (label %q)", LabelRun, r.maxDepth, LabelMerged),
 	)
 	if st.Dangling > 0 {

@@ -14,7 +14,7 @@ import (
 // listed to a person.
 var knownViews = []string{
 	graph.ViewCPU, graph.ViewAlloc, graph.ViewHeap, graph.ViewThreads,
-	graph.ViewCPUTime, graph.ViewMonitor, graph.ViewCPUOld, graph.ViewRetained,
+	graph.ViewCPUTime, graph.ViewMonitor, graph.ViewCPUOld, graph.ViewRetained, graph.ViewPaths,
 }
 
 // Views names every view an input may have, in the order they are
@@ -142,8 +142,9 @@ func checkViews(j *Job) error {
 			return fmt.Errorf("%w: unknown view %q (known: %s)", ErrUsage, v, strings.Join(knownViews, ", "))
 		}
 	}
-	if slices.Contains(j.Views, graph.ViewRetained) && slices.ContainsFunc(j.Inputs, func(in Input) bool { return in.Path == "-" }) {
-		return fmt.Errorf("%w: the retained view reads its input twice (the objects, then the references for the dominator tree), and standard input cannot be read twice: name a file", ErrUsage)
+	graphView := slices.Contains(j.Views, graph.ViewRetained) || slices.Contains(j.Views, graph.ViewPaths)
+	if graphView && slices.ContainsFunc(j.Inputs, func(in Input) bool { return in.Path == "-" }) {
+		return fmt.Errorf("%w: the retained and paths views read their input twice (the objects, then the references for the dominator tree), and standard input cannot be read twice: name a file", ErrUsage)
 	}
 	return nil
 }

@@ -146,6 +146,9 @@ func (t *Table) Add(c *hprof.ClassRecord, j JVM) (dup bool) {
 }
 
 // Class is the CLASS DUMP of class id, nil if none.
+// IDSize is the size of the dump's IDs (and references) in bytes.
+func (t *Table) IDSize() int { return t.idSize }
+
 func (t *Table) Class(id uint64) *Class { return t.classes[id] }
 
 // Has reports whether class id has a CLASS DUMP.

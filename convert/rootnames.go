@@ -1,0 +1,119 @@
+package convert
+
+import (
+	"fmt"
+	"strconv"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+)
+
+// Where a GC root is named: the retained and paths views start their
+// stacks at a root's frames, and `suspects` prints them.
+
+// rootNamer names the roots of dump d: a thread by its name, a Java frame
+// or JNI local root by the thread and the method frame of the thread's
+// stack it lies in.
+type rootNamer struct {
+	d      *binData
+	st     *frames.Stacks
+	stacks map[uint32]graph.StackID // thread serial → its stack at dump time
+	names  map[uint32]string        // thread serial → the name of its thread object
+}
+
+func newRootNamer(d *binData, st *frames.Stacks) *rootNamer {
+	n := &rootNamer{d: d, st: st, stacks: map[uint32]graph.StackID{}, names: map[uint32]string{}}
+	if d.dump != nil {
+		for _, t := range d.dump.ThreadRoots {
+			if _, ok := n.names[t.ThreadSerial]; !ok && t.Name != "" {
+				n.names[t.ThreadSerial] = t.Name
+			}
+			if _, ok := n.stacks[t.ThreadSerial]; ok {
+				continue
+			}
+			s := st.Stack(t.TraceSerial)
+			if s == 0 {
+				s = st.StackOfThread(t.ThreadSerial)
+			}
+			n.stacks[t.ThreadSerial] = s
+		}
+	}
+	return n
+}
+
+// thread is the root frame naming thread serial (`thread "main"`).
+func (n *rootNamer) thread(serial uint32) graph.Frame {
+	name := n.names[serial]
+	if name == "" {
+		name = threadName(n.d, serial)
+	}
+	if name == "" {
+		name = fmt.Sprintf("thread-serial-%d", serial)
+	}
+	return graph.Frame{Kind: graph.KindRoot, Class: "thread " + strconv.Quote(name)}
+}
+
+// frame is frame number k of thread serial's stack (0: the innermost),
+// or a root frame saying its number when the stack has no such frame.
+func (n *rootNamer) frame(g *graph.Graph, serial, k uint32) graph.FrameID {
+	if st, ok := n.stacks[serial]; ok && st != 0 && int(k) < len(g.Stacks[st]) {
+		return g.Stacks[st][k]
+	}
+	if n.stacks[serial] == 0 {
+		n.stacks[serial] = n.st.StackOfThread(serial)
+		if st := n.stacks[serial]; st != 0 && int(k) < len(g.Stacks[st]) {
+			return g.Stacks[st][k]
+		}
+	}
+	return g.Frame(graph.Frame{Kind: graph.KindRoot, Class: fmt.Sprintf("frame %d", k)})
+}
+
+// Frames is the retained.RootFrames of the dump's roots.
+func (n *rootNamer) Frames(g *graph.Graph, r retained.Root) []graph.FrameID {
+	if r.Kind == retained.SeveralRootsKind {
+		first := r
+		first.Kind = r.Via
+		fs := n.Frames(g, first)
+		head := g.Frames[fs[0]]
+		head.Class = "several roots, first " + head.Function()
+		if len(fs) == 1 && r.Thread == 0 {
+			head.Class = "several roots, first " + retained.Root{Kind: r.Via}.Name()
+		}
+		return append([]graph.FrameID{g.Frame(head)}, fs[1:]...)
+	}
+	if r.Thread == 0 {
+		return retained.KindFrame(g, r)
+	}
+	th := g.Frame(n.thread(r.Thread))
+	switch r.Kind {
+	case hprof.RootJavaFrame, hprof.RootJNILocal:
+		return []graph.FrameID{th, n.frame(g, r.Thread, r.Frame)}
+	case hprof.RootThreadObject:
+		return []graph.FrameID{th}
+	}
+	return []graph.FrameID{th, g.Frame(graph.Frame{Kind: graph.KindRoot, Class: r.Name()})}
+}
+
+// Label is a root's frames as one line ("thread \"main\" at
+// corpus.Oom.main (Oom.java:33)").
+func (n *rootNamer) Label(g *graph.Graph, r retained.Root) string {
+	fs := n.Frames(g, r)
+	s := ""
+	for i, id := range fs {
+		f := g.Frames[id]
+		if i > 0 {
+			s += " at "
+		}
+		s += f.Function()
+		if f.Kind == graph.KindMethod && f.File != "" {
+			if f.Line > 0 {
+				s += fmt.Sprintf(" (%s:%d)", f.File, f.Line)
+			} else {
+				s += " (" + f.File + ")"
+			}
+		}
+	}
+	return s
+}
