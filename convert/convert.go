@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 	"slices"
 	"time"
 
@@ -64,6 +65,10 @@ type Options struct {
 	// dominator when the retained view is computed, for the objects rows
 	// (Decoded.Rows): 8 bytes and more per object until Close.
 	ObjectRetained bool
+	// Suspects, when set, asks for the leak suspects report of the heap
+	// dump (graph.Graph.Suspects): it computes the retained analysis with
+	// shortest paths, whatever Views says.
+	Suspects *retained.SuspectQuery
 }
 
 func (o Options) interval() time.Duration {

@@ -25,7 +25,9 @@ func (o Options) asks(view string) bool { return slices.Contains(o.Views, view) 
 
 // asksGraph reports whether a view that needs the object graph (the
 // retained or the paths view) is asked for.
-func (o Options) asksGraph() bool { return o.asks(graph.ViewRetained) || o.asks(graph.ViewPaths) }
+func (o Options) asksGraph() bool {
+	return o.asks(graph.ViewRetained) || o.asks(graph.ViewPaths) || o.Suspects != nil
+}
 
 // buildRetained computes the dominator tree of the chosen heap dump
 // d.dump of input in and adds the retained view to g. It returns the
@@ -50,6 +52,7 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 		ri.GarbageHolds = probe.GarbageHolds
 	}
 	ri.Paths = opts.asks(graph.ViewPaths)
+	ri.Suspects = opts.Suspects != nil
 	feedRetained(&ri, h, in, testhooks.From(ctx).RetainedFeed)
 	for _, id := range h.Classes.IDs() {
 		name := d.sym.ClassName[id]
@@ -73,6 +76,19 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 	}
 	if opts.asks(graph.ViewRetained) {
 		addRetainedView(g, res, ri.ClassNames, h, d.dumps, roots)
+	}
+	if opts.Suspects != nil {
+		rep, err := res.Suspects(ctx, g, roots, *opts.Suspects)
+		if err != nil {
+			g.Source.Notes = append(g.Source.Notes, "suspects not found: "+err.Error())
+			g.SoftFail(graph.SoftRetainedFailed)
+		} else {
+			rep.Dump = h.Index
+			g.Suspects = rep
+		}
+	}
+	if !opts.asks(graph.ViewPaths) {
+		return res
 	}
 	if v := res.PathsView(g, roots.Frames); v != nil {
 		v.Time = g.Source.Time

@@ -70,6 +70,9 @@ func (n *rootNamer) frame(g *graph.Graph, serial, k uint32) graph.FrameID {
 	return g.Frame(graph.Frame{Kind: graph.KindRoot, Class: fmt.Sprintf("frame %d", k)})
 }
 
+// noFrame is the frame number of a root whose frame is not known (-1).
+const noFrame = 1<<32 - 1
+
 // Frames is the retained.RootFrames of the dump's roots.
 func (n *rootNamer) Frames(g *graph.Graph, r retained.Root) []graph.FrameID {
 	if r.Kind == retained.SeveralRootsKind {
@@ -89,6 +92,10 @@ func (n *rootNamer) Frames(g *graph.Graph, r retained.Root) []graph.FrameID {
 	th := g.Frame(n.thread(r.Thread))
 	switch r.Kind {
 	case hprof.RootJavaFrame, hprof.RootJNILocal:
+		if r.Frame == noFrame {
+			// The writer knew the thread but not the frame.
+			return []graph.FrameID{th, g.Frame(graph.Frame{Kind: graph.KindRoot, Class: r.Name() + ", frame unknown"})}
+		}
 		return []graph.FrameID{th, n.frame(g, r.Thread, r.Frame)}
 	case hprof.RootThreadObject:
 		return []graph.FrameID{th}

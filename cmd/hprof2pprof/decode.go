@@ -12,6 +12,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/mapping"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 )
 
@@ -32,6 +33,8 @@ type decodeFlags struct {
 	sizeModel      string
 	retainedMemory sizeFlag
 	spillDir       string
+	// suspects asks for the leak suspects report (`suspects`).
+	suspects *retained.SuspectQuery
 }
 
 func (d *decodeFlags) add(fs *flag.FlagSet) {
@@ -126,6 +129,7 @@ func (d *decodeFlags) options() convert.Options {
 		VisualVMSizes: d.sizeModel == "visualvm",
 		MaxMemory:     d.maxMemory.limit(),
 		SpillDir:      d.spillDir,
+		Suspects:      d.suspects,
 	}
 	if !d.retainedMemory.auto {
 		// 0 on the command line is "always": the option's negative.

@@ -231,6 +231,8 @@ type Graph struct {
 	Stacks  []Stack // Stacks[0] is the empty stack
 	Threads []Thread
 	Views   []*View
+	// Suspects is the leak suspects report asked for (convert.Options.Suspects).
+	Suspects *SuspectReport
 	// RetainedByClass, sorted by class, is set when the retained view
 	// was computed (nil otherwise): per-class totals for emitters that
 	// tabulate classes.

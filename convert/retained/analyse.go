@@ -34,6 +34,9 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	if s.in.Paths {
 		s.phase("shortest paths")
 		s.hold = s.holders()
+		if s.in.Suspects {
+			s.rev = reverse(&s.g, len(s.obj.w), s.weak)
+		}
 	}
 	allowed := s.strongReach()
 	<-released

@@ -43,14 +43,61 @@ func (s *scanner) fieldsPass(ctx context.Context, h *holdTree) error {
 			parents.Set(p - 1)
 		}
 	}
-	nm := &slotNamer{s: s, h: h, parents: parents, statics: map[uint64]string{}}
-	if s.in.Segments != nil {
-		return nm.segments(ctx)
+	var mu sync.Mutex
+	h.statics = map[uint64]string{}
+	rv := &refVisitor{file: s.in.File, segs: s.in.Segments, dump: s.in.Dump, idSize: s.idSize, ix: s.ix,
+		classes: s.classes, classIx: s.classIx, unknown: s.unknown, names: s.in.Names, sequential: s.stats.Duplicates > 0,
+		want: parents.Has,
+		ref: func(v, j uint32, slot int32) bool {
+			// An object's slot is written only by the one record of its
+			// parent: no two workers write one slot.
+			if h.parent[j] != v+1 || h.slot[j] != slotUnset {
+				return false
+			}
+			h.slot[j] = slot
+			return true
+		},
+		static: func(cls uint32, i int, name string) {
+			mu.Lock()
+			h.statics[uint64(cls)<<32|uint64(i)] = name
+			mu.Unlock()
+		},
 	}
-	var cls classCache
+	return rv.run(ctx)
+}
+
+// refVisitor reads the dump once more and calls ref for each reference
+// to an object of the index from an object want accepts, with its slot.
+// It reads in-memory segments several at a time (ref and static must be
+// safe for that), else the file (Input.File) in order.
+type refVisitor struct {
+	file       *hprof.File
+	segs       Segments
+	dump       int
+	idSize     int
+	ix         *idIndex
+	classes    []layout
+	classIx    *classHash
+	unknown    uint32
+	names      lay.Names
+	sequential bool // one segment at a time (duplicate IDs: the last record wins)
+
+	want func(v uint32) bool
+	// ref reports whether it took the reference (for static).
+	ref func(v, j uint32, slot int32) bool
+	// static is told the name of static field i of class number cls
+	// when ref took its reference (nil: not told).
+	static func(cls uint32, i int, name string)
+}
+
+func (rv *refVisitor) run(ctx context.Context) error {
+	if rv.segs != nil {
+		return rv.segments(ctx)
+	}
+	var cls refClassCache
 	var cur idCursor
 	found := false
-	err := s.in.File.Heap(ctx, s.in.Dump, func(hr *hprof.HeapReader) error {
+	err := rv.file.Heap(ctx, rv.dump, func(hr *hprof.HeapReader) error {
 		found = true
 		for {
 			sub, err := hr.Next()
@@ -63,36 +110,24 @@ func (s *scanner) fieldsPass(ctx context.Context, h *holdTree) error {
 					return nil
 				}
 			}
-			nm.record(sub, data, &cls, &cur)
+			rv.record(sub, data, &cls, &cur)
 		}
 	})
 	switch {
 	case errors.Is(err, hprof.ErrNoDump) || (err == nil && !found):
-		return errf(ErrNoDump, "heap dump %d not found", s.in.Dump)
-	case err != nil:
-		return err
+		return errf(ErrNoDump, "heap dump %d not found", rv.dump)
+	case errors.Is(err, hprof.ErrChanged):
+		return fmt.Errorf("%w: %w", ErrChanged, err)
 	}
-	h.statics = nm.statics
-	return nil
+	return err
 }
 
-// slotNamer notes the slots of one pass.
-type slotNamer struct {
-	s       *scanner
-	h       *holdTree
-	parents domtree.Bitset // objects that hold another on the tree
-	mu      sync.Mutex
-	statics map[uint64]string // class number << 32 | static index → the static's name
-}
-
-// segments is the pass over in-memory segments, several at a time: an
-// object's slot is written only by the one record of its parent.
-func (nm *slotNamer) segments(ctx context.Context) error {
-	s := nm.s
-	segs := s.in.Segments
+// segments is run over in-memory segments, several at a time.
+func (rv *refVisitor) segments(ctx context.Context) error {
+	segs := rv.segs
 	ns := segs.Len()
 	workers := max(1, min(runtime.GOMAXPROCS(0), ns))
-	if s.stats.Duplicates > 0 {
+	if rv.sequential {
 		workers = 1
 	}
 	next := make(chan int)
@@ -100,11 +135,11 @@ func (nm *slotNamer) segments(ctx context.Context) error {
 	for range workers {
 		wg.Go(func() {
 			var buf []byte
-			var cls classCache
+			var cls refClassCache
 			var cur idCursor
 			for i := range next {
 				_ = segs.Body(i, &buf, func(rec hprof.Record, body []byte) {
-					hb := hprof.NewHeapBytes(body, rec, s.idSize)
+					hb := hprof.NewHeapBytes(body, rec, rv.idSize)
 					for {
 						sub, err := hb.Next()
 						if err != nil {
@@ -114,7 +149,7 @@ func (nm *slotNamer) segments(ctx context.Context) error {
 						if err != nil {
 							return
 						}
-						nm.record(sub, data, &cls, &cur)
+						rv.record(sub, data, &cls, &cur)
 					}
 				})
 			}
@@ -129,64 +164,72 @@ func (nm *slotNamer) segments(ctx context.Context) error {
 	}
 	close(next)
 	wg.Wait()
-	nm.h.statics = nm.statics
 	return err
 }
 
-// record notes the slots of one sub-record's references.
-func (nm *slotNamer) record(sub *hprof.SubRecord, data []byte, cls *classCache, cur *idCursor) {
-	s := nm.s
-	I := s.idSize
+// refClassCache is a small cache of class numbers by class object ID.
+type refClassCache map[uint64]uint32
+
+func (rv *refVisitor) classOf(c *refClassCache, id uint64) uint32 {
+	if *c == nil {
+		*c = refClassCache{}
+	}
+	if i, ok := (*c)[id]; ok {
+		return i
+	}
+	i, ok := rv.classIx.lookup(id)
+	if !ok {
+		i = rv.unknown
+	}
+	(*c)[id] = i
+	return i
+}
+
+// record visits the references of one sub-record.
+func (rv *refVisitor) record(sub *hprof.SubRecord, data []byte, cls *refClassCache, cur *idCursor) {
+	I := rv.idSize
 	switch sub.Tag {
 	case hprof.InstanceDump:
-		v, ok := s.ix.lookupNext(sub.ID, cur)
-		if !ok || !nm.parents.Has(v) {
+		v, ok := rv.ix.lookupNext(sub.ID, cur)
+		if !ok || !rv.want(v) {
 			return
 		}
-		c := &s.classes[cls.get(s, sub.ClassID)]
+		c := &rv.classes[rv.classOf(cls, sub.ClassID)]
 		if len(data) < c.payload {
 			return
 		}
 		for _, off := range c.refs {
-			nm.hold(v, readID(data[off:], I), off)
+			rv.take(v, readID(data[off:], I), off)
 		}
 	case hprof.ObjArrayDump:
-		v, ok := s.ix.lookupNext(sub.ID, cur)
-		if !ok || !nm.parents.Has(v) {
+		v, ok := rv.ix.lookupNext(sub.ID, cur)
+		if !ok || !rv.want(v) {
 			return
 		}
 		for k := 0; k+I <= len(data); k += I {
-			nm.hold(v, readID(data[k:], I), slotElement)
+			rv.take(v, readID(data[k:], I), slotElement)
 		}
 	case hprof.ClassDump:
-		v, ok := s.ix.lookup(sub.Class.ID)
-		if !ok || !nm.parents.Has(v) {
+		v, ok := rv.ix.lookup(sub.Class.ID)
+		if !ok || !rv.want(v) {
 			return
 		}
 		for i, st := range sub.Class.Statics {
-			if st.Type == hprof.TypeObject && nm.hold(v, st.Value, slotStatic0-int32(i)) {
-				c := cls.get(s, sub.Class.ID)
-				nm.mu.Lock()
-				nm.statics[uint64(c)<<32|uint64(i)] = s.in.Names.String(st.NameID)
-				nm.mu.Unlock()
+			if st.Type == hprof.TypeObject && rv.take(v, st.Value, slotStatic0-int32(i)) && rv.static != nil {
+				rv.static(rv.classOf(cls, sub.Class.ID), i, rv.names.String(st.NameID))
 			}
 		}
-		nm.hold(v, sub.Class.LoaderID, slotLoader)
+		rv.take(v, sub.Class.LoaderID, slotLoader)
 	}
 }
 
-// hold notes slot for the object id refers to when v holds it on the
-// tree and no earlier reference of v did; it reports whether it did.
-func (nm *slotNamer) hold(v uint32, id uint64, slot int32) bool {
+// take passes one reference of v to ref.
+func (rv *refVisitor) take(v uint32, id uint64, slot int32) bool {
 	if id == 0 {
 		return false
 	}
-	j, ok := nm.s.ix.lookup(id)
-	if !ok || nm.h.parent[j] != v+1 || nm.h.slot[j] != slotUnset {
-		return false
-	}
-	nm.h.slot[j] = slot
-	return true
+	j, ok := rv.ix.lookup(id)
+	return ok && rv.ref(v, j, slot)
 }
 
 // fieldNames names the slots as the declaring class and the field:

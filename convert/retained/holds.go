@@ -10,9 +10,10 @@ type holds struct {
 	tree   *holdTree
 	obj    objWords // class and shallow size
 	fields *fieldNames
-	// roots are the root records of each root object (the first of
-	// each), for naming paths.
-	roots map[uint32]Root
+	// rev is the reversed strong graph (Input.Suspects), and visit reads
+	// the dump's references once more.
+	rev   *revGraph
+	visit refVisitor
 }
 
 // keepHolds names the tree's steps (a pass over the dump) and keeps
@@ -29,8 +30,10 @@ func (s *scanner) keepHolds(ctx context.Context, res *Result) error {
 		obj:  s.objByNum,
 		fields: &fieldNames{layouts: s.in.Layouts, names: s.in.Names, classes: s.classes, statics: s.hold.statics,
 			classNames: s.in.ClassNames, cache: map[uint64][2]string{}},
-		roots: s.hold.start,
+		rev: s.rev,
+		visit: refVisitor{file: s.in.File, segs: s.in.Segments, dump: s.in.Dump, idSize: s.idSize, ix: res.ids,
+			classes: s.classes, classIx: s.classIx, unknown: s.unknown, names: s.in.Names, sequential: s.stats.Duplicates > 0},
 	}
-	s.hold, s.objByNum = nil, objWords{}
+	s.hold, s.objByNum, s.rev = nil, objWords{}, nil
 	return nil
 }

@@ -130,6 +130,10 @@ type Input struct {
 	// steps takes (Result.PathsView, Result.Suspects). It keeps the
 	// object IDs (KeepIDs) and reads the dump once more.
 	Paths bool
+	// Suspects keeps, besides Paths, what Result.Suspects needs: the
+	// strong graph reversed (4 bytes per object and per reference) and
+	// the input, to read once more while it is open.
+	Suspects bool
 	// MaxDepth caps the class frames of a stack (0: DefaultMaxDepth).
 	MaxDepth int
 	// MemoryBudget bounds the graph's arrays in memory (anonymous
@@ -317,6 +321,9 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	}
 	if in.MaxDepth <= 0 {
 		in.MaxDepth = DefaultMaxDepth
+	}
+	if in.Suspects {
+		in.Paths = true
 	}
 	if in.Paths {
 		in.KeepIDs = true

@@ -69,6 +69,7 @@ type scanner struct {
 	starts   []uint32        // the roots' DFS numbers, ascending (number)
 	hold     *holdTree       // Input.Paths: the breadth-first tree
 	objByNum objWords        // Input.Paths: the words by object number, kept
+	rev      *revGraph       // Input.Suspects: the strong graph reversed
 
 	stats       Stats
 	a           *mem.Arena // where the big arrays come from (nil: the heap)

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+	"github.com/hprof2pprof/hprof2pprof/internal/batch"
+	"github.com/hprof2pprof/hprof2pprof/internal/report"
+)
+
+func init() {
+	registerCommand(command{name: "suspects", summary: "leak suspects of a heap dump: what retains the most, and the paths from GC roots that hold it", run: runSuspects})
+}
+
+func runSuspects(ctx context.Context, e *env, args []string) int {
+	fs := newFlagSet("suspects", "DUMP", e.stderr)
+	var df decodeFlags
+	df.add(fs)
+	threshold := fs.String("threshold", "10%", "a suspect retains at least this share of the reachable heap")
+	class := fs.String("class", "", "instead of suspects, the paths from GC roots to the instances of the classes this `REGEX` matches (Java names)")
+	limit := fs.Int("limit", 20, "merged paths listed with --class")
+	asJSON := fs.Bool("json", false, "print JSON (as --format json)")
+	format := fs.String("format", "text", "text, md (Markdown, for a ticket) or json")
+	failOn := fs.Bool("fail-on-suspect", false, "exit 1 when the report names a suspect (or --class finds an instance), for CI gates")
+	inputs, code := df.parse(e, fs, args)
+	if code >= 0 {
+		return code
+	}
+	q, err := suspectQuery(*threshold, *class, *limit)
+	if *asJSON {
+		*format = "json"
+	}
+	if err == nil && *format != "text" && *format != "md" && *format != "json" {
+		err = fmt.Errorf("--format %q: text, md or json", *format)
+	}
+	if err == nil && len(inputs) != 1 {
+		err = fmt.Errorf("takes one heap dump, not %d", len(inputs))
+	}
+	if err != nil {
+		usageError(e.stderr, "suspects", err.Error())
+		return exitUsage
+	}
+	df.suspects, df.views = q, []string{graph.ViewRetained}
+	in := inputs[0]
+	g, err := decode(ctx, e, in, &df)
+	if err == nil && g.Suspects == nil {
+		err = fmt.Errorf("no suspects report: %v", g.Source.Notes)
+	}
+	if err == nil {
+		err = report.Suspects(e.stdout, in, g.Suspects, *format)
+	}
+	switch {
+	case err != nil:
+		errorf(e, in, err)
+		return exitFailure
+	case g.Damage != nil:
+		errorf(e, in, fmt.Errorf("partial, %s", batch.Lost(g.Lost)))
+		return exitPartial
+	case *failOn && (len(g.Suspects.Suspects) > 0 || g.Suspects.Instances > 0):
+		return exitFailure
+	}
+	return exitOK
+}
+
+// suspectQuery is the report the flags ask for.
+func suspectQuery(threshold, class string, limit int) (*retained.SuspectQuery, error) {
+	share, err := retained.ParseShare(threshold)
+	if err != nil {
+		return nil, fmt.Errorf("--threshold: %w", err)
+	}
+	q := &retained.SuspectQuery{Share: share, Limit: limit, Pattern: class}
+	if class != "" {
+		re, err := regexp.Compile(class)
+		if err != nil {
+			return nil, fmt.Errorf("--class: %w", err)
+		}
+		q.Class = re.MatchString
+	}
+	return q, nil
+}
