@@ -157,6 +157,13 @@ func profileCum(t *testing.T, path string) (map[string][2]int64, map[string]int6
 	if objs < 0 || byts < 0 {
 		t.Fatalf("sample types %v", p.SampleType)
 	}
+	// The root's frames (a thread, its frame, a root kind) are no class.
+	rootFrames := map[string]bool{}
+	for _, f := range g.Frames[1:] {
+		if f.Kind != graph.KindClass {
+			rootFrames[f.Function()] = true
+		}
+	}
 	cum := map[string][2]int64{}
 	classRoots := 0
 	for _, s := range p.Sample {
@@ -164,10 +171,10 @@ func profileCum(t *testing.T, path string) (map[string][2]int64, map[string]int6
 			classRoots += int(s.Value[objs]) // class objects right below that root frame
 		}
 		seen := map[string]bool{}
-		for _, loc := range s.Location[:len(s.Location)-1] { // leaf first; the root frame last
+		for _, loc := range s.Location { // leaf first; the root's frames last
 			for _, ln := range loc.Line {
 				n := ln.Function.Name
-				if seen[n] {
+				if seen[n] || rootFrames[n] {
 					continue
 				}
 				seen[n] = true

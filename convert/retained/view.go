@@ -52,6 +52,12 @@ func (r *Result) View(g *graph.Graph, name RootFrames) *graph.View {
 		frames[i] = []graph.FrameID{g.Frame(graph.Frame{Kind: graph.KindClass, Class: r.ClassNames[p.Class]})}
 	}
 	var stack []graph.FrameID
+	type sampleKey struct {
+		stack  graph.StackID
+		run    int64
+		capped bool
+	}
+	seen := map[sampleKey]int{}
 	for i := 1; i < len(r.Paths); i++ {
 		p := &r.Paths[i]
 		if p.Objects == 0 {
@@ -68,6 +74,15 @@ func (r *Result) View(g *graph.Graph, name RootFrames) *graph.View {
 		if p.Capped {
 			smp.Labels = append(smp.Labels, graph.Label{Key: LabelMerged, Str: "classes already on the stack"})
 		}
+		// Two roots may be named alike (a Java frame and a JNI local
+		// root of one frame): their samples are one.
+		k := sampleKey{smp.Stack, p.MaxRun, p.Capped}
+		if i, ok := seen[k]; ok {
+			v.Samples[i].Values[0] += p.Objects
+			v.Samples[i].Values[1] += p.Bytes
+			continue
+		}
+		seen[k] = len(v.Samples)
 		v.Samples = append(v.Samples, smp)
 	}
 	st := r.Stats
