@@ -10,6 +10,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
@@ -78,7 +79,11 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 		addRetainedView(g, res, ri.ClassNames, h, d.dumps, roots)
 	}
 	if opts.Suspects != nil {
-		rep, err := res.Suspects(ctx, g, roots, *opts.Suspects)
+		q := *opts.Suspects
+		if !opts.RawNames {
+			q.Normalize = javaname.Normalize
+		}
+		rep, err := res.Suspects(ctx, g, roots, q)
 		if err != nil {
 			g.Source.Notes = append(g.Source.Notes, "suspects not found: "+err.Error())
 			g.SoftFail(graph.SoftRetainedFailed)

@@ -94,7 +94,7 @@ func (n *rootNamer) Frames(g *graph.Graph, r retained.Root) []graph.FrameID {
 	case hprof.RootJavaFrame, hprof.RootJNILocal:
 		if r.Frame == noFrame {
 			// The writer knew the thread but not the frame.
-			return []graph.FrameID{th, g.Frame(graph.Frame{Kind: graph.KindRoot, Class: r.Name() + ", frame unknown"})}
+			return []graph.FrameID{th, g.Frame(graph.Frame{Kind: graph.KindRoot, Class: r.Name() + " (frame unknown)"})}
 		}
 		return []graph.FrameID{th, n.frame(g, r.Thread, r.Frame)}
 	case hprof.RootThreadObject:
@@ -105,12 +105,18 @@ func (n *rootNamer) Frames(g *graph.Graph, r retained.Root) []graph.FrameID {
 
 // Label is a root's frames as one line ("thread \"main\" at
 // corpus.Oom.main (Oom.java:33)").
-func (n *rootNamer) Label(g *graph.Graph, r retained.Root) string {
+func (n *rootNamer) Label(g *graph.Graph, r retained.Root, norm func(string) string) string {
 	fs := n.Frames(g, r)
 	s := ""
 	for i, id := range fs {
 		f := g.Frames[id]
-		if i > 0 {
+		if f.Kind == graph.KindMethod {
+			f.Class = norm(f.Class)
+		}
+		switch {
+		case i > 0 && f.Kind == graph.KindRoot:
+			s += ", "
+		case i > 0:
 			s += " at "
 		}
 		s += f.Function()

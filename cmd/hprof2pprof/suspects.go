@@ -22,6 +22,7 @@ func runSuspects(ctx context.Context, e *env, args []string) int {
 	threshold := fs.String("threshold", "10%", "a suspect retains at least this share of the reachable heap")
 	class := fs.String("class", "", "instead of suspects, the paths from GC roots to the instances of the classes this `REGEX` matches (Java names)")
 	limit := fs.Int("limit", 20, "merged paths listed with --class")
+	roots := fs.Int("roots", 10, "paths from distinct GC roots listed per suspect (or for --class)")
 	asJSON := fs.Bool("json", false, "print JSON (as --format json)")
 	format := fs.String("format", "text", "text, md (Markdown, for a ticket) or json")
 	failOn := fs.Bool("fail-on-suspect", false, "exit 1 when the report names a suspect (or --class finds an instance), for CI gates")
@@ -30,6 +31,9 @@ func runSuspects(ctx context.Context, e *env, args []string) int {
 		return code
 	}
 	q, err := suspectQuery(*threshold, *class, *limit)
+	if q != nil {
+		q.Roots = *roots
+	}
 	if *asJSON {
 		*format = "json"
 	}

@@ -20,8 +20,8 @@ type SuspectReport struct {
 	Instances int64  `json:"instances,omitempty"`
 	// Merged are the shortest paths to the class's instances merged by
 	// path (MAT's "merge shortest paths to GC roots"), most objects
-	// first; RootPaths the shortest path to an instance from each kind
-	// of root that reaches one.
+	// first; RootPaths the shortest path to an instance from each root
+	// that reaches one, nearest first, up to a limit.
 	Merged    []MergedPath `json:"merged_paths,omitempty"`
 	RootPaths []RootPath   `json:"root_paths,omitempty"`
 	// Omitted counts the merged paths past the limit.
@@ -56,8 +56,9 @@ type Suspect struct {
 	// Holds is what the accumulation point retains, by class, most bytes
 	// first.
 	Holds []HeldClass `json:"accumulated"`
-	// Paths are the shortest strong path to Object from each kind of
-	// GC root that reaches it.
+	// Paths are the shortest strong path to Object from each GC root
+	// that reaches it (a class object for what its statics hold; a path
+	// does not go on past one), nearest first, up to a limit.
 	Paths []RootPath `json:"paths"`
 }
 

@@ -65,7 +65,7 @@ type scanner struct {
 	g        domtree.Graph   // references
 	roots    []uint32        // root objects in dump order (may repeat)
 	weak     []uint32        // objects whose last reference is a Reference.referent
-	rootKind map[uint32]Root // the first root record of each root object
+	rootKind map[uint32]Root // the first root record of each root object (a thread object's own)
 	starts   []uint32        // the roots' DFS numbers, ascending (number)
 	hold     *holdTree       // Input.Paths: the breadth-first tree
 	objByNum objWords        // Input.Paths: the words by object number, kept
@@ -363,9 +363,15 @@ func (s *scanner) merge(f *filler) {
 		return
 	}
 	for _, r := range f.roots {
-		if _, dup := s.rootKind[r.obj]; !dup {
+		old, dup := s.rootKind[r.obj]
+		switch {
+		case !dup:
 			s.rootKind[r.obj] = r.root
 			s.roots = append(s.roots, r.obj)
+		case r.root.Kind == hprof.RootThreadObject && old.Kind != hprof.RootThreadObject:
+			// A thread object is named as the thread it is, whatever
+			// other root (a frame's local) holds it too.
+			s.rootKind[r.obj] = r.root
 		}
 	}
 	s.weak = append(s.weak, f.weak...)

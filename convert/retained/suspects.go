@@ -42,14 +42,20 @@ type SuspectQuery struct {
 	// Pattern is how the user wrote it.
 	Class   func(name string) bool
 	Pattern string
-	// Limit is how many merged paths to list (0: 20).
-	Limit int
+	// Limit is how many merged paths to list (0: 20), Roots how many
+	// paths from distinct roots (0: 10).
+	Limit, Roots int
+	// Normalize, when set, rewrites the class names the report shows
+	// (javaname.Normalize: hidden and lambda classes run-independent).
+	Normalize func(class string) string
 }
 
 // RootNamer names the roots of the dump's paths.
 type RootNamer interface {
 	Frames(g *graph.Graph, r Root) []graph.FrameID
-	Label(g *graph.Graph, r Root) string
+	// Label is the root's frames as one line, their classes normalised
+	// by norm.
+	Label(g *graph.Graph, r Root, norm func(string) string) string
 }
 
 // staticKind is the kind of the paths that start at a class object:
@@ -70,7 +76,13 @@ func (r *Result) Suspects(ctx context.Context, g *graph.Graph, names RootNamer, 
 	if q.Limit <= 0 {
 		q.Limit = 20
 	}
-	sr := &suspects{r: r, h: h, g: g, names: names, steps: map[uint64]int32{}}
+	if q.Roots <= 0 {
+		q.Roots = 10
+	}
+	if q.Normalize == nil {
+		q.Normalize = func(c string) string { return c }
+	}
+	sr := &suspects{r: r, h: h, g: g, names: names, steps: map[uint64]int32{}, norm: q.Normalize}
 	rep := &graph.SuspectReport{
 		Objects:   int64(r.Stats.Reachable),
 		Reachable: r.Stats.ReachableBytes,
@@ -84,14 +96,14 @@ func (r *Result) Suspects(ctx context.Context, g *graph.Graph, names RootNamer, 
 		targets := sr.instances(q.Class)
 		rep.Instances = int64(len(targets))
 		rep.Merged, rep.Omitted = sr.merged(targets, q.Limit)
-		paths = append(paths, sr.rootPaths(targets))
+		paths = append(paths, sr.rootPaths(targets, q.Roots))
 		pending = append(pending, &rep.RootPaths)
 	} else {
 		rep.Suspects = sr.find(rep.Threshold)
 		for i := range rep.Suspects {
 			s := &rep.Suspects[i]
 			v, _ := r.ids.lookup(s.Object.ID)
-			paths = append(paths, sr.rootPaths([]uint32{v}))
+			paths = append(paths, sr.rootPaths([]uint32{v}, q.Roots))
 			pending = append(pending, &s.Paths)
 		}
 	}
@@ -115,6 +127,13 @@ type suspects struct {
 	// steps are the slots of path steps off the tree: parent << 32 |
 	// child → slot (slotUnset until the pass over the dump names it).
 	steps map[uint64]int32
+	norm  func(class string) string
+}
+
+// function is frame f's name, its class normalised.
+func (sr *suspects) function(f graph.Frame) string {
+	f.Class = sr.norm(f.Class)
+	return f.Function()
 }
 
 func (sr *suspects) isClass(v uint32) bool { return sr.h.obj.class(v)&classObjFlag != 0 }
@@ -122,7 +141,7 @@ func (sr *suspects) isClass(v uint32) bool { return sr.h.obj.class(v)&classObjFl
 // object describes object v.
 func (sr *suspects) object(v uint32) graph.HeapObject {
 	c := sr.h.obj.class(v)
-	name := sr.h.fields.classes[c&^classObjFlag].name
+	name := sr.norm(sr.h.fields.classes[c&^classObjFlag].name)
 	if c&classObjFlag != 0 {
 		name = "class " + name
 	}
@@ -312,7 +331,7 @@ func (sr *suspects) merged(targets []uint32, limit int) ([]graph.MergedPath, int
 		if m == nil {
 			m = &graph.MergedPath{Class: sr.object(v).Class}
 			for j := k.node; j > 0; j = b.t.Nodes[j].Parent {
-				m.Frames = append(m.Frames, sr.g.Frames[b.t.Nodes[j].Class].Function())
+				m.Frames = append(m.Frames, sr.function(sr.g.Frames[b.t.Nodes[j].Class]))
 			}
 			slices.Reverse(m.Frames)
 			groups[k] = m
@@ -336,11 +355,14 @@ func (sr *suspects) merged(targets []uint32, limit int) ([]graph.MergedPath, int
 }
 
 // rootPaths searches back from the targets, breadth first over the
-// reversed strong graph, for the nearest start of each kind: a root
-// record's object of each kind, and a class object (what its statics
-// hold). A class object is not searched past: a path through one starts
-// at it. Each path is a list of objects from the start to a target.
-func (sr *suspects) rootPaths(targets []uint32) [][]uint32 {
+// reversed strong graph, for the nearest starts: the root records'
+// objects and the class objects (what their statics hold). It returns
+// the shortest path from each start it meets, up to limit, nearest
+// first, so that a static field that holds a target shows even when a
+// root of another kind reaches it by a shorter way. A class object is
+// not searched past: a path through one starts at it. Each path is a
+// list of objects from the start to a target.
+func (sr *suspects) rootPaths(targets []uint32, limit int) [][]uint32 {
 	h := sr.h
 	n := len(h.tree.parent)
 	next := make([]uint32, n) // the object one step nearer a target, plus one
@@ -352,24 +374,11 @@ func (sr *suspects) rootPaths(targets []uint32) [][]uint32 {
 			queue = append(queue, v)
 		}
 	}
-	kinds := map[string]bool{}
-	for _, rt := range h.tree.start {
-		kinds[rt.Name()] = true
-	}
-	kinds[staticKind] = true
-	found := map[string]bool{}
 	var out [][]uint32
-	for head := 0; head < len(queue) && len(found) < len(kinds); head++ {
+	for head := 0; head < len(queue) && len(out) < limit; head++ {
 		u := queue[head]
-		kind := ""
-		switch rt, ok := h.tree.start[u]; {
-		case sr.isClass(u):
-			kind = staticKind
-		case ok:
-			kind = rt.Name()
-		}
-		if kind != "" && !found[kind] && sr.r.retained[u] >= 0 {
-			found[kind] = true
+		_, root := h.tree.start[u]
+		if (root || sr.isClass(u)) && sr.r.retained[u] >= 0 {
 			p := []uint32{u}
 			for w := u; next[w] != 0; w = next[w] - 1 {
 				p = append(p, next[w]-1)
@@ -438,7 +447,7 @@ func (sr *suspects) rootPath(p []uint32) graph.RootPath {
 		rp.Kind, rp.Root = staticKind, sr.object(u).Class
 	} else {
 		rt := h.tree.start[u]
-		rp.Kind, rp.Root = rt.Name(), sr.names.Label(sr.g, rt)
+		rp.Kind, rp.Root = rt.Name(), sr.names.Label(sr.g, rt, sr.norm)
 	}
 	rp.Steps = append(rp.Steps, graph.PathStep{Object: sr.object(u)})
 	for i := 1; i < len(p); i++ {
@@ -448,7 +457,7 @@ func (sr *suspects) rootPath(p []uint32) graph.RootPath {
 		}
 		class, field := h.fields.name(h.obj.class(p[i-1]), slot)
 		f := graph.Frame{Kind: graph.KindField, Class: class, Method: field}
-		rp.Steps = append(rp.Steps, graph.PathStep{Field: f.Function(), Object: sr.object(p[i])})
+		rp.Steps = append(rp.Steps, graph.PathStep{Field: sr.function(f), Object: sr.object(p[i])})
 	}
 	return rp
 }

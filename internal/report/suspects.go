@@ -104,7 +104,7 @@ func (s *styler) suspects(r *graph.SuspectReport) {
 				s.item(0, fmt.Sprintf("%d × %s retaining %s", h.Objects, s.code(h.Class), bytes(h.Retained)))
 			}
 		}
-		s.rootPaths("Shortest paths from GC roots, one per kind of root:", sp.Paths)
+		s.rootPaths("Shortest paths from GC roots, one per root, nearest first:", sp.Paths)
 	}
 }
 
@@ -145,7 +145,7 @@ func (s *styler) classPaths(r *graph.SuspectReport) {
 	if r.Omitted > 0 {
 		s.line(fmt.Sprintf("(%d more paths; --limit lists more)", r.Omitted))
 	}
-	s.rootPaths("The shortest path to an instance from each kind of root:", r.RootPaths)
+	s.rootPaths("The shortest path to an instance from each root, nearest first:", r.RootPaths)
 }
 
 // bytes is n in B, KiB, MiB or GiB.
