@@ -13,10 +13,11 @@ const (
 	TableFrames  = "frames"
 	TableThreads = "threads"
 	TableClasses = "classes"
+	TablePaths   = "paths"
 )
 
 // Tables lists every table in the order the files are written.
-var Tables = []string{TableSources, TableViews, TableSamples, TableStacks, TableFrames, TableThreads, TableClasses}
+var Tables = []string{TableSources, TableViews, TableSamples, TableStacks, TableFrames, TableThreads, TableClasses, TablePaths}
 
 // ValueColumns are the sample types that get a column of their own in the
 // samples table (NULL in rows of views without that type). A sample type
@@ -152,6 +153,8 @@ func schemaOf(table string) *arrow.Schema {
 			req("shallow_bytes", tInt64),
 			opt("retained_bytes", tInt64),
 		}
+	case TablePaths:
+		fields = pathsFields
 	default:
 		if fields = heapFields(table); fields == nil {
 			return nil

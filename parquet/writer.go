@@ -191,7 +191,7 @@ type job struct {
 
 func (w *Writer) add(j *job) error {
 	steps := []func(*job) error{
-		w.addSource, w.addViews, w.addSamples, w.addStacks, w.addFrames, w.addThreads, w.addClasses,
+		w.addSource, w.addViews, w.addSamples, w.addStacks, w.addFrames, w.addThreads, w.addClasses, w.addPaths,
 	}
 	for _, step := range steps {
 		if err := step(j); err != nil {
