@@ -10,8 +10,8 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
-	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
+	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 

@@ -201,7 +201,7 @@ func TestFirstHourMessages(t *testing.T) {
 	}{
 		{[]string{"convert", "-d", dir, missing}, exitFailure, "open " + missing + ": no such file or directory\n"},
 		{[]string{"convert", "-d", dir, "--view", "cpu", "../../testdata/jdk17-zoo-live.hprof"}, exitFailure, "no cpu view in this input (it has: heap, threads)\n"},
-		{[]string{"convert", "-d", dir, "--view", "bogus", "../../testdata/jdk17-zoo-live.hprof"}, exitUsage, `unknown view "bogus" (known: cpu, alloc, heap, threads, cputime, monitor, cpuold, retained)`},
+		{[]string{"convert", "-d", dir, "--view", "bogus", "../../testdata/jdk17-zoo-live.hprof"}, exitUsage, `unknown view "bogus" (known: cpu, alloc, heap, threads, cputime, monitor, cpuold, retained, paths)`},
 		{[]string{"convert", "-d", dir, "--view", "heap,cpu", "../../testdata/cpu-samples.cpuwork.jdk17.hprof"}, exitPartial, "no heap view in this input (it has: cpu, threads)\n"},
 		{[]string{"convert", "-d", dir, "--view", "retained", "-"}, exitUsage, "standard input cannot be read twice"},
 	} {

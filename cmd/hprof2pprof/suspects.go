@@ -15,34 +15,30 @@ func init() {
 	registerCommand(command{name: "suspects", summary: "leak suspects of a heap dump: what retains the most, and the paths from GC roots that hold it", run: runSuspects})
 }
 
+// suspectsFlags are the flags of `suspects` besides the decoding ones.
+type suspectsFlags struct {
+	threshold, class, format string
+	limit, roots             int
+	asJSON, failOn           bool
+}
+
 func runSuspects(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("suspects", "DUMP", e.stderr)
 	var df decodeFlags
 	df.add(fs)
-	threshold := fs.String("threshold", "10%", "a suspect retains at least this share of the reachable heap")
-	class := fs.String("class", "", "instead of suspects, the paths from GC roots to the instances of the classes this `REGEX` matches (Java names)")
-	limit := fs.Int("limit", 20, "merged paths listed with --class")
-	roots := fs.Int("roots", 10, "paths from distinct GC roots listed per suspect (or for --class)")
-	asJSON := fs.Bool("json", false, "print JSON (as --format json)")
-	format := fs.String("format", "text", "text, md (Markdown, for a ticket) or json")
-	failOn := fs.Bool("fail-on-suspect", false, "exit 1 when the report names a suspect (or --class finds an instance), for CI gates")
+	var sf suspectsFlags
+	fs.StringVar(&sf.threshold, "threshold", "10%", "a suspect retains at least this share of the reachable heap")
+	fs.StringVar(&sf.class, "class", "", "instead of suspects, the paths from GC roots to the instances of the classes this `REGEX` matches (Java names)")
+	fs.IntVar(&sf.limit, "limit", 20, "merged paths listed with --class")
+	fs.IntVar(&sf.roots, "roots", 10, "paths from distinct GC roots listed per suspect (or for --class)")
+	fs.BoolVar(&sf.asJSON, "json", false, "print JSON (as --format json)")
+	fs.StringVar(&sf.format, "format", "text", "text, md (Markdown, for a ticket) or json")
+	fs.BoolVar(&sf.failOn, "fail-on-suspect", false, "exit 1 when the report names a suspect (or --class finds an instance), for CI gates")
 	inputs, code := df.parse(e, fs, args)
 	if code >= 0 {
 		return code
 	}
-	q, err := suspectQuery(*threshold, *class, *limit)
-	if q != nil {
-		q.Roots = *roots
-	}
-	if *asJSON {
-		*format = "json"
-	}
-	if err == nil && *format != "text" && *format != "md" && *format != "json" {
-		err = fmt.Errorf("--format %q: text, md or json", *format)
-	}
-	if err == nil && len(inputs) != 1 {
-		err = fmt.Errorf("takes one heap dump, not %d", len(inputs))
-	}
+	q, err := sf.query(len(inputs))
 	if err != nil {
 		usageError(e.stderr, "suspects", err.Error())
 		return exitUsage
@@ -54,7 +50,7 @@ func runSuspects(ctx context.Context, e *env, args []string) int {
 		err = fmt.Errorf("no suspects report: %v", g.Source.Notes)
 	}
 	if err == nil {
-		err = report.Suspects(e.stdout, in, g.Suspects, *format)
+		err = report.Suspects(e.stdout, in, g.Suspects, sf.format)
 	}
 	switch {
 	case err != nil:
@@ -63,10 +59,29 @@ func runSuspects(ctx context.Context, e *env, args []string) int {
 	case g.Damage != nil:
 		errorf(e, in, fmt.Errorf("partial, %s", batch.Lost(g.Lost)))
 		return exitPartial
-	case *failOn && (len(g.Suspects.Suspects) > 0 || g.Suspects.Instances > 0):
+	case sf.failOn && (len(g.Suspects.Suspects) > 0 || g.Suspects.Instances > 0):
 		return exitFailure
 	}
 	return exitOK
+}
+
+// query checks the flags and the number of inputs and says what report
+// they ask for.
+func (sf *suspectsFlags) query(inputs int) (*retained.SuspectQuery, error) {
+	if sf.asJSON {
+		sf.format = "json"
+	}
+	if sf.format != "text" && sf.format != "md" && sf.format != "json" {
+		return nil, fmt.Errorf("--format %q: text, md or json", sf.format)
+	}
+	if inputs != 1 {
+		return nil, fmt.Errorf("takes one heap dump, not %d", inputs)
+	}
+	q, err := suspectQuery(sf.threshold, sf.class, sf.limit)
+	if q != nil {
+		q.Roots = sf.roots
+	}
+	return q, err
 }
 
 // suspectQuery is the report the flags ask for.

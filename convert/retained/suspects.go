@@ -160,8 +160,7 @@ func (sr *suspects) find(threshold int64) []graph.Suspect {
 	big := func(v uint32) bool { return ret[v] >= threshold && !sr.isClass(v) }
 	// under: whether a big object dominates v, by the chain above it.
 	under := map[uint32]bool{}
-	var above func(v uint32) bool
-	above = func(v uint32) bool {
+	above := func(v uint32) bool {
 		var chain []uint32
 		found := false
 		for d := r.idom[v]; d != 0; d = r.idom[d-1] {
