@@ -3,6 +3,7 @@ package convert
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -230,5 +231,39 @@ func TestLeakCanaryPaths(t *testing.T) {
 			}
 			checkPathTotals(t, g, probe.Result)
 		})
+	}
+}
+
+// TestPathsSpilled: when the analysis spills its arrays to files, the
+// paths' arrays go there too; the paths view and the report are the
+// same as in memory.
+func TestPathsSpilled(t *testing.T) {
+	if !retained.CanSpill {
+		t.Skip("no mapped files here")
+	}
+	const dump = "../testdata/jdk17-oom-leak.hprof.gz"
+	var outs [2]string
+	for i, budget := range []int64{0, -1} {
+		g, err := ConvertFile(context.Background(), dump, Options{Views: []string{graph.ViewPaths}, RetainedMemory: budget,
+			SpillDir: t.TempDir(), Suspects: &retained.SuspectQuery{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if spilled := slices.ContainsFunc(g.Source.Notes, func(n string) bool { return strings.Contains(n, "spilled to") }); spilled != (budget < 0) {
+			t.Fatalf("budget %d: spilled %v: %q", budget, spilled, g.Source.Notes)
+		}
+		var buf bytes.Buffer
+		if err := pprofout.Write(&buf, g, graph.ViewPaths); err != nil {
+			t.Fatal(err)
+		}
+		p, err := profile.Parse(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Comments, p.TimeNanos = nil, 0
+		outs[i] = p.String() + fmt.Sprintf("%+v", g.Suspects.Suspects)
+	}
+	if outs[0] != outs[1] {
+		t.Error("the paths view or the report differ when spilled")
 	}
 }

@@ -36,7 +36,7 @@ func (d *binReader) scanSpans(ctx context.Context, h *heapdump.Dump) error {
 		NewAgg:     d.newObjAgg,
 		TrackHeaps: d.android(),
 		Objects:    d.opts.asksGraph(),
-		NoCounts:   !d.opts.wants(graph.ViewHeap) && !d.opts.asksGraph(), // the counts read the thread names the roots are named by
+		NoCounts:   !d.opts.wants(graph.ViewHeap),
 		Progress:   d.opts.Progress,
 	})
 }

@@ -75,6 +75,9 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 	if probe != nil {
 		probe.Result = res
 	}
+	if spill := res.Spill.String(); spill != "" {
+		g.Source.Notes = append(g.Source.Notes, spill)
+	}
 	if opts.asks(graph.ViewRetained) {
 		addRetainedView(g, res, ri.ClassNames, h, d.dumps, roots)
 	}
@@ -92,8 +95,16 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 			g.Suspects = rep
 		}
 	}
+	defer func() {
+		if err := res.ReleasePaths(); err != nil {
+			g.Source.Notes = append(g.Source.Notes, "paths: "+err.Error())
+		}
+	}()
 	if !opts.asks(graph.ViewPaths) {
 		return res
+	}
+	if opts.Phase != nil {
+		opts.Phase("retained: the paths view")
 	}
 	if v := res.PathsView(g, roots.Frames); v != nil {
 		v.Time = g.Source.Time
@@ -141,10 +152,6 @@ func retainedInput(g *graph.Graph, in *hprof.File, h *heapdump.Dump, e heapdump.
 // addRetainedView adds the retained view of res, and the retained bytes
 // by class, to g.
 func addRetainedView(g *graph.Graph, res *retained.Result, classNames map[uint64]string, h *heapdump.Dump, dumps int, roots *rootNamer) {
-	spill := res.Spill.String()
-	if spill != "" {
-		g.Source.Notes = append(g.Source.Notes, spill)
-	}
 	byName := map[string]int64{}
 	for id, b := range res.ByClass {
 		byName[classNames[id]] += b

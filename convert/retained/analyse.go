@@ -32,11 +32,20 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		debug.FreeOSMemory()
 	}()
 	if s.in.Paths {
+		// The shortest paths, and what Input.Suspects needs of the graph,
+		// while it is whole; the fields of their steps are named beside
+		// the rest of the analysis (a pass over the dump that reads
+		// nothing the analysis writes).
 		s.phase("shortest paths")
-		s.hold = s.holders()
+		s.ha = s.holdArena()
+		hw := s.startHolders()
+		s.hold = hw.walk()
 		if s.in.Suspects {
-			s.rev = reverse(&s.g, len(s.obj.w), s.weak)
+			s.rev = reverse(s.ha, &s.g, len(s.obj.w), hw.isWeak)
 		}
+		s.naming = make(chan error, 1)
+		hold, ix := s.hold, s.ix
+		go func() { s.naming <- s.fieldsPass(ctx, hold, ix) }()
 	}
 	allowed := s.strongReach()
 	<-released
@@ -161,14 +170,18 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	d.obj.w = nil
 	if s.in.KeepIDs {
 		res.ids = s.ix
-		res.retained = make([]int64, len(pre))
+		// For the paths (and not the rows), where their arrays are.
+		ka := s.keepArena()
+		res.retained = mem.Alloc[int64](ka, len(pre), len(pre))
+		var both sync.WaitGroup
+		both.Go(func() { res.keepDominators(ka, pre, idom) }) // beside it: they write apart
 		for v := range res.retained {
 			res.retained[v] = -1
 			if a := pre[v]; a != 0 {
 				res.retained[v] = ret[a]
 			}
 		}
-		res.keepDominators(pre, idom)
+		both.Wait()
 	}
 	mem.Free(s.a, ret)
 	mem.Free(s.a, idomMem)
@@ -380,7 +393,8 @@ func (b *wordMove) finish() *dfsOrder {
 	st.Reachable = m - 1
 	st.Unreachable = len(b.pre) - (m - 1)
 	if s.in.Paths {
-		s.objByNum = objWords{w: slices.Clone(s.obj.w), wide: s.obj.wide}
+		s.objByNum = objWords{w: mem.Alloc[uint32](s.ha, len(s.obj.w), len(s.obj.w)), wide: s.obj.wide}
+		copy(s.objByNum.w, s.obj.w)
 	}
 	mem.Free(s.a, s.obj.w)
 	s.obj, s.rootKind = objWords{}, nil

@@ -12,6 +12,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	lay "github.com/hprof2pprof/hprof2pprof/convert/internal/layout"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
 // Where the reference that holds an object is named: the graph keeps no
@@ -30,10 +31,11 @@ const (
 	slotStatic0 int32 = -3 // static field i of a class object: slotStatic0 - i
 )
 
-// fieldsPass sets h.slot from the records of the dump.
-func (s *scanner) fieldsPass(ctx context.Context, h *holdTree) error {
+// fieldsPass sets h.slot from the records of the dump, looking IDs up
+// in ix.
+func (s *scanner) fieldsPass(ctx context.Context, h *holdTree, ix *idIndex) error {
 	n := len(h.parent)
-	h.slot = make([]int32, n)
+	h.slot = mem.Alloc[int32](s.ha, n, n)
 	for i := range h.slot {
 		h.slot[i] = slotUnset
 	}
@@ -45,7 +47,7 @@ func (s *scanner) fieldsPass(ctx context.Context, h *holdTree) error {
 	}
 	var mu sync.Mutex
 	h.statics = map[uint64]string{}
-	rv := &refVisitor{file: s.in.File, segs: s.in.Segments, dump: s.in.Dump, idSize: s.idSize, ix: s.ix,
+	rv := &refVisitor{file: s.in.File, segs: s.in.Segments, dump: s.in.Dump, idSize: s.idSize, ix: ix,
 		classes: s.classes, classIx: s.classIx, unknown: s.unknown, names: s.in.Names, sequential: s.stats.Duplicates > 0,
 		want: parents.Has,
 		ref: func(v, j uint32, slot int32) bool {

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
 // The paths view and the suspects report need, for each reachable
@@ -38,55 +39,82 @@ type holdTree struct {
 	statics map[uint64]string
 }
 
-// holders walks the strong graph breadth first (see holdTree). The
-// referents are hidden for the walk and shown again after it.
-func (s *scanner) holders() *holdTree {
+// holdWalk is a breadth-first walk about to start (startHolders): what
+// it reads of the scanner's maps and lists is taken before it starts,
+// so that it runs beside the depth-first numbering, which adds to them.
+type holdWalk struct {
+	s      *scanner
+	h      *holdTree
+	isWeak domtree.Bitset // objects whose last edge is a referent
+	seen   domtree.Bitset
+	used   []bool
+	starts []uint32 // the root records' objects, most telling first
+	// classStarts are the class objects among them: they start in the
+	// rounds of class objects.
+	classStarts []uint32
+}
+
+// startHolders readies the walk (see holdTree) while nothing else
+// reads or writes the scanner.
+func (s *scanner) startHolders() *holdWalk {
 	n := len(s.obj.w)
+	hw := &holdWalk{s: s, isWeak: domtree.NewBitset(nil, n), seen: domtree.NewBitset(nil, n), used: make([]bool, len(s.classes)),
+		h: &holdTree{parent: mem.AllocZeroed[uint32](s.ha, n), order: mem.Alloc[uint32](s.ha, 0, n), start: map[uint32]Root{}}}
 	slices.Sort(s.weak)
 	s.weak = slices.Compact(s.weak)
 	for _, v := range s.weak {
-		s.g.AddDeg(v, -1)
-	}
-	defer func() {
-		for _, v := range s.weak {
-			s.g.AddDeg(v, +1)
-		}
-	}()
-	h := &holdTree{parent: make([]uint32, n), order: make([]uint32, 0, n), start: map[uint32]Root{}}
-	seen := domtree.NewBitset(nil, n)
-	used := make([]bool, len(s.classes))
-	var classes []uint32 // class objects met, not yet started
-	meet := func(v uint32) bool {
-		if s.obj.class(v)&classObjFlag != 0 {
-			classes = append(classes, v)
-			return false
-		}
-		return true
+		hw.isWeak.Set(v)
 	}
 	roots := slices.Clone(s.roots)
 	sortRoots(roots, s.rootKind)
 	for _, r := range roots {
-		if !seen.Has(r) && meet(r) {
+		if s.obj.class(r)&classObjFlag != 0 {
+			hw.classStarts = append(hw.classStarts, r)
+		} else {
+			hw.starts = append(hw.starts, r)
+			if _, ok := hw.h.start[r]; !ok {
+				hw.h.start[r] = s.rootKind[r]
+			}
+		}
+	}
+	return hw
+}
+
+// walk walks the strong graph breadth first (see holdTree): the graph
+// is only read, the referents left out by isWeak.
+func (hw *holdWalk) walk() *holdTree {
+	s, h, seen := hw.s, hw.h, hw.seen
+	classes := slices.Clone(hw.classStarts) // class objects met, not yet started
+	for _, r := range hw.starts {
+		if !seen.Has(r) {
 			seen.Set(r)
-			h.start[r] = s.rootKind[r]
 			h.order = append(h.order, r)
 		}
 	}
 	for head := 0; ; {
 		for ; head < len(h.order); head++ {
 			v := h.order[head]
-			if c := s.obj.class(v); c&classObjFlag == 0 && !used[c] {
-				used[c] = true
+			if c := s.obj.class(v); c&classObjFlag == 0 && !hw.used[c] {
+				hw.used[c] = true
 				if node := s.classes[c].node; node != noNode {
 					classes = append(classes, node)
 				}
 			}
-			for _, w := range s.g.Out(v) {
-				if !seen.Has(w) && meet(w) {
-					seen.Set(w)
-					h.parent[w] = v + 1
-					h.order = append(h.order, w)
+			out := s.g.Out(v)
+			if hw.isWeak.Has(v) && len(out) > 0 {
+				out = out[:len(out)-1]
+			}
+			for _, w := range out {
+				if seen.Has(w) {
+					continue
 				}
+				if s.obj.class(w)&classObjFlag != 0 {
+					classes = append(classes, w)
+					continue
+				}
+				seen.Set(w)
+				h.parent[w] = v + 1
+				h.order = append(h.order, w)
 			}
 		}
 		if len(classes) == 0 {

@@ -1,20 +1,25 @@
 package retained
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
+)
 
 // Per-object answers for callers that list objects (the heap tables):
 // kept only with Input.KeepIDs, as Retained's sizes are.
 
 // keepDominators keeps each reachable object's immediate dominator by
 // dense object number (DFS numbers are turned back into objects).
-func (r *Result) keepDominators(pre, idom []uint32) {
-	vertex := make([]uint32, len(idom))
+func (r *Result) keepDominators(a *mem.Arena, pre, idom []uint32) {
+	vertex := mem.Alloc[uint32](a, len(idom), len(idom))
+	defer mem.Free(a, vertex)
 	for v, a := range pre {
 		if a != 0 {
 			vertex[a] = uint32(v)
 		}
 	}
-	r.idom = make([]uint32, len(pre))
+	r.idom = mem.AllocZeroed[uint32](a, len(pre))
 	for v, a := range pre {
 		if a != 0 && idom[a] != 0 {
 			r.idom[v] = vertex[idom[a]] + 1

@@ -2,10 +2,10 @@ package retained
 
 import (
 	"fmt"
-	"slices"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
 )
 
 // Where the paths view is built: each reachable object's sample has the
@@ -40,11 +40,60 @@ type pathsBuilder struct {
 	g     *graph.Graph
 	name  RootFrames
 	t     *domtree.PathTree
-	node  []int32  // by object: its field-path node (its frames but its class)
+	// at is each object's field-path node (its frames but its class)
+	// and, in the high half, its leaf node (with its class).
+	at    []uint64
 	chain []uint32 // by object: the folded chain ending at it
-	leaf  map[uint32]graph.FrameID
-	field map[uint64]graph.FrameID
-	sums  map[int32]*[3]int64 // by leaf node: objects, shallow bytes, retained
+	// classOfLeaf is the class number (flagged for class objects) of
+	// each leaf frame, by frame ID.
+	classOfLeaf []uint32
+	leaf  []graph.FrameID // by class number, then by class number + classes for class objects (0: not yet)
+	field []classFields // by class number, then class objects'
+	// The last field frame asked for, which the next object often asks
+	// for again (an array's elements, a list's nodes).
+	lastField uint64
+	lastFrame int32
+	sums      pathSums
+	later     []heldBy   // class objects' retained sizes to take off their dominators' samples
+}
+
+// free gives the builder's arrays back.
+func (b *pathsBuilder) free() {
+	mem.Free(b.h.arena, b.at)
+	mem.Free(b.h.arena, b.chain)
+	b.at, b.chain = nil, nil
+}
+
+// heldBy is a retained size to take off object v's sample.
+type heldBy struct {
+	v   uint32
+	ret int64
+}
+
+// place places every object, parents first, then takes the class
+// objects' retained sizes off their dominators.
+func (b *pathsBuilder) place() {
+	o := new(objGather)
+	order := b.h.tree.order
+	for lo := 0; lo < len(order); lo += placeBlock {
+		vs := order[lo:min(lo+placeBlock, len(order))]
+		b.gather(o, vs)
+		for i, v := range vs {
+			b.add(v, o, i)
+		}
+	}
+	for _, l := range b.later {
+		b.sums.at(int32(b.at[l.v]>>32))[2] -= l.ret
+	}
+}
+
+// newPathsBuilder starts the paths of r over graph g.
+func newPathsBuilder(r *Result, g *graph.Graph, name RootFrames) *pathsBuilder {
+	h := r.holds
+	n := len(h.tree.parent)
+	return &pathsBuilder{r: r, h: h, g: g, name: name, t: domtree.NewPathTree(),
+		at: mem.AllocZeroed[uint64](h.arena, n), chain: mem.AllocZeroed[uint32](h.arena, n), 
+		leaf: make([]graph.FrameID, 2*len(h.fields.classes)), field: make([]classFields, 2*len(h.fields.classes)), lastField: ^uint64(0)}
 }
 
 // PathsView builds the paths view (see above); nil unless the analysis
@@ -58,24 +107,48 @@ func (r *Result) PathsView(g *graph.Graph, name RootFrames) *graph.View {
 	if name == nil {
 		name = KindFrame
 	}
-	n := len(h.tree.parent)
-	b := &pathsBuilder{r: r, h: h, g: g, name: name, t: domtree.NewPathTree(),
-		node: make([]int32, n), chain: make([]uint32, n),
-		leaf: map[uint32]graph.FrameID{}, field: map[uint64]graph.FrameID{}, sums: map[int32]*[3]int64{}}
-	for _, v := range h.tree.order {
-		b.add(v)
-	}
+	b := newPathsBuilder(r, g, name)
+	defer b.free()
+	b.place()
 	return b.view()
 }
 
-// add places object v (after its parent).
-func (b *pathsBuilder) add(v uint32) {
+// placeBlock is how many objects place gathers at a time: their words
+// are read by number, at random, in one loop of independent loads the
+// processor overlaps, before the objects are placed one by one.
+const placeBlock = 1024
+
+// objGather is what place reads of a block of objects.
+type objGather struct {
+	w      [placeBlock]uint32 // class and shallow size (objWords)
+	ret    [placeBlock]int64
+	idom   [placeBlock]uint32
+	parent [placeBlock]uint32
+	slot   [placeBlock]int32
+}
+
+// gather reads the words of objects vs.
+func (b *pathsBuilder) gather(o *objGather, vs []uint32) {
+	h, r := b.h, b.r
+	for i, v := range vs {
+		o.w[i], o.ret[i], o.idom[i] = h.obj.w[v], r.retained[v], r.idom[v]
+		o.parent[i], o.slot[i] = h.tree.parent[v], h.tree.slot[v]
+	}
+}
+
+// add places object v (after its parent), the i-th of block o.
+func (b *pathsBuilder) add(v uint32, o *objGather, i int) {
 	h, t := b.h, b.t
-	p := h.tree.parent[v]
+	p := o.parent[i]
+	w := o.w[i]
+	cls, shallow := w&classObjFlag|(w&^classObjFlag)>>sizeBits, int64(w&wideSize)
+	if isWide(w) {
+		cls, shallow = h.obj.class(v), h.obj.shallow(v)
+	}
 	var q int32
 	switch {
-	case p == 0 && h.obj.class(v)&classObjFlag != 0:
-		c := &h.fields.classes[h.obj.class(v)&^classObjFlag]
+	case p == 0 && cls&classObjFlag != 0:
+		c := &h.fields.classes[cls&^classObjFlag]
 		q = t.Node(0, int32(b.g.Frame(graph.Frame{Kind: graph.KindRoot, Class: "class " + c.name})))
 	case p == 0:
 		for _, f := range b.name(b.g, h.tree.start[v]) {
@@ -83,8 +156,8 @@ func (b *pathsBuilder) add(v uint32) {
 		}
 	default:
 		pv := p - 1
-		pq := b.node[pv]
-		fr := b.fieldFrame(h.obj.class(pv), h.tree.slot[v])
+		pq, pleaf := int32(b.at[pv]), int32(b.at[pv]>>32)
+		fr := b.fieldFrame(b.classOfLeaf[t.Nodes[pleaf].Class], o.slot[i])
 		pn := &t.Nodes[pq]
 		switch {
 		case pn.Class == fr:
@@ -98,37 +171,43 @@ func (b *pathsBuilder) add(v uint32) {
 			q = t.Node(pq, fr)
 		}
 	}
-	b.node[v] = q
-	s := b.sample(v)
+	leaf := t.Node(q, int32(b.leafFrame(cls)))
+	b.at[v] = uint64(uint32(q)) | uint64(uint32(leaf))<<32
+	s := b.sums.at(leaf)
 	s[0]++
-	s[1] += h.obj.shallow(v)
-	ret := b.r.retained[v]
+	s[1] += shallow
+	ret := o.ret[i]
 	s[2] += ret
 	// What v retains is in its dominator's retained size too: taken off
 	// its parent's sample (v's dominator is on its path), or for a class
 	// object, which starts paths of its own, off its dominator's.
-	switch d := b.r.idom[v]; {
+	switch d := o.idom[i]; {
 	case d == 0:
 	case p != 0:
-		b.sample(p - 1)[2] -= ret
+		b.sums.at(int32(b.at[p-1]>>32))[2] -= ret
 	default:
-		b.sample(d - 1)[2] -= ret
+		// The dominator may come later in the walk: once all are placed.
+		b.later = append(b.later, heldBy{d - 1, ret})
 	}
 }
 
-// sample is the sums of v's sample (its node and its class).
-func (b *pathsBuilder) sample(v uint32) *[3]int64 {
-	leaf := b.t.Node(b.node[v], int32(b.leafFrame(b.h.obj.class(v))))
-	s := b.sums[leaf]
-	if s == nil {
-		s = new([3]int64)
-		b.sums[leaf] = s
+// pathSums are the sums of the leaf nodes: objects, shallow bytes,
+// retained, by node.
+type pathSums [][3]int64
+
+func (ps *pathSums) at(node int32) *[3]int64 {
+	for int(node) >= len(*ps) {
+		*ps = append(*ps, [3]int64{})
 	}
-	return s
+	return &(*ps)[node]
 }
 
 func (b *pathsBuilder) leafFrame(cls uint32) graph.FrameID {
-	if f, ok := b.leaf[cls]; ok {
+	i := cls &^ classObjFlag
+	if cls&classObjFlag != 0 {
+		i += uint32(len(b.h.fields.classes))
+	}
+	if f := b.leaf[i]; f != 0 {
 		return f
 	}
 	name := b.h.fields.classes[cls&^classObjFlag].name
@@ -136,35 +215,64 @@ func (b *pathsBuilder) leafFrame(cls uint32) graph.FrameID {
 		name += ".class"
 	}
 	f := b.g.Frame(graph.Frame{Kind: graph.KindClass, Class: name})
-	b.leaf[cls] = f
+	b.leaf[i] = f
+	for int(f) >= len(b.classOfLeaf) {
+		b.classOfLeaf = append(b.classOfLeaf, 0)
+	}
+	b.classOfLeaf[f] = cls
 	return f
 }
 
 func (b *pathsBuilder) fieldFrame(cls uint32, slot int32) int32 {
 	k := uint64(cls)<<32 | uint64(uint32(slot))
-	if f, ok := b.field[k]; ok {
-		return int32(f)
+	if k == b.lastField {
+		return b.lastFrame
 	}
-	class, field := b.h.fields.name(cls, slot)
-	f := b.g.Frame(graph.Frame{Kind: graph.KindField, Class: class, Method: field})
-	b.field[k] = f
-	return int32(f)
+	// By class (a class object's apart), then by slot: an instance's
+	// field offset or array element, a class object's loader or static.
+	ci := int(cls &^ classObjFlag)
+	if cls&classObjFlag != 0 {
+		ci += len(b.h.fields.classes)
+	}
+	cf := &b.field[ci]
+	list, i := &cf.refs, int(slot)-int(slotLoader)
+	switch {
+	case slot == slotUnset:
+		list, i = &cf.unset, 0
+	case slot <= slotStatic0:
+		list, i = &cf.statics, int(slotStatic0-slot)
+	}
+	for i >= len(*list) {
+		*list = append(*list, 0)
+	}
+	f := (*list)[i]
+	if f == 0 {
+		class, field := b.h.fields.name(cls, slot)
+		f = int32(b.g.Frame(graph.Frame{Kind: graph.KindField, Class: class, Method: field}))
+		(*list)[i] = f
+	}
+	b.lastField, b.lastFrame = k, f
+	return f
+}
+
+// classFields are the field frames of one class's slots (0: not named
+// yet): refs by slot - slotLoader, statics by index.
+type classFields struct {
+	refs, statics, unset []int32
 }
 
 // view turns the sums into samples.
 func (b *pathsBuilder) view() *graph.View {
 	v := graph.NewPathsView()
-	leaves := make([]int32, 0, len(b.sums))
-	for l := range b.sums {
-		leaves = append(leaves, l)
-	}
-	slices.Sort(leaves)
 	var stack []graph.FrameID
 	var objects, shallow, ret int64
-	for _, l := range leaves {
-		s := b.sums[l]
+	for l := range b.sums {
+		s := &b.sums[l]
+		if s[0] == 0 {
+			continue // a field node, or no object of its own
+		}
 		stack = stack[:0]
-		for j := l; j > 0; j = b.t.Nodes[j].Parent {
+		for j := int32(l); j > 0; j = b.t.Nodes[j].Parent {
 			stack = append(stack, graph.FrameID(b.t.Nodes[j].Class))
 		}
 		smp := graph.Sample{Stack: b.g.Stack(stack), Values: []int64{s[0], s[1], s[2]}}

@@ -325,6 +325,7 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if in.Suspects {
 		in.Paths = true
 	}
+	rowsKeep := in.KeepIDs
 	if in.Paths {
 		in.KeepIDs = true
 	}
@@ -332,7 +333,14 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.rowsKeep = rowsKeep
 	defer s.closeArena()
+	ok := false
+	defer func() {
+		if !ok && s.ha != nil {
+			_ = s.ha.Close()
+		}
+	}()
 	if in.Segments != nil {
 		err = s.graphFromSegments(ctx)
 	} else {
@@ -365,6 +373,7 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 		return nil, err
 	}
 	res.Spill = s.spill
+	ok = true
 	return res, nil
 }
 

@@ -1,6 +1,9 @@
 package retained
 
-import "github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
+import (
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/domtree"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained/internal/mem"
+)
 
 // revGraph is the strong graph reversed (referents left out): who refers
 // to each object, for the suspects' paths, which search back from their
@@ -12,13 +15,9 @@ type revGraph struct {
 
 func (r *revGraph) in(v uint32) []uint32 { return r.from[r.off[v]:r.off[v+1]] }
 
-// reverse builds the reversed strong graph of g; weak are the objects
-// whose last edge is a referent (sorted).
-func reverse(g *domtree.Graph, n int, weak []uint32) *revGraph {
-	isWeak := domtree.NewBitset(nil, n)
-	for _, v := range weak {
-		isWeak.Set(v)
-	}
+// reverse builds the reversed strong graph of g; isWeak marks the
+// objects whose last edge is a referent.
+func reverse(a *mem.Arena, g *domtree.Graph, n int, isWeak domtree.Bitset) *revGraph {
 	out := func(v uint32) []uint32 {
 		e := g.Out(v)
 		if isWeak.Has(v) && len(e) > 0 {
@@ -26,7 +25,7 @@ func reverse(g *domtree.Graph, n int, weak []uint32) *revGraph {
 		}
 		return e
 	}
-	r := &revGraph{off: make([]uint32, n+1)}
+	r := &revGraph{off: mem.AllocZeroed[uint32](a, n+1)}
 	for v := range uint32(n) {
 		for _, w := range out(v) {
 			r.off[w+1]++
@@ -35,8 +34,9 @@ func reverse(g *domtree.Graph, n int, weak []uint32) *revGraph {
 	for v := 1; v <= n; v++ {
 		r.off[v] += r.off[v-1]
 	}
-	r.from = make([]uint32, r.off[n])
-	at := make([]uint32, n)
+	r.from = mem.Alloc[uint32](a, int(r.off[n]), int(r.off[n]))
+	at := mem.Alloc[uint32](a, n, n)
+	defer mem.Free(a, at)
 	copy(at, r.off[:n])
 	for v := range uint32(n) {
 		for _, w := range out(v) {

@@ -70,6 +70,12 @@ type scanner struct {
 	hold     *holdTree       // Input.Paths: the breadth-first tree
 	objByNum objWords        // Input.Paths: the words by object number, kept
 	rev      *revGraph       // Input.Suspects: the strong graph reversed
+	naming   chan error      // Input.Paths: the fields pass beside the analysis
+	// ha is where the paths' arrays come from (Input.Paths; holdArena),
+	// and rowsKeep says the caller asked for the per-object answers
+	// itself (KeepIDs before Paths forced it).
+	ha       *mem.Arena
+	rowsKeep bool
 
 	stats       Stats
 	a           *mem.Arena // where the big arrays come from (nil: the heap)

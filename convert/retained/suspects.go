@@ -312,20 +312,16 @@ func (sr *suspects) instances(match func(string) bool) []uint32 {
 // many more there are.
 func (sr *suspects) merged(targets []uint32, limit int) ([]graph.MergedPath, int) {
 	h := sr.h
-	n := len(h.tree.parent)
-	b := &pathsBuilder{r: sr.r, h: h, g: sr.g, name: sr.names.Frames, t: domtree.NewPathTree(),
-		node: make([]int32, n), chain: make([]uint32, n),
-		leaf: map[uint32]graph.FrameID{}, field: map[uint64]graph.FrameID{}, sums: map[int32]*[3]int64{}}
-	for _, v := range h.tree.order {
-		b.add(v)
-	}
+	b := newPathsBuilder(sr.r, sr.g, sr.names.Frames)
+	defer b.free()
+	b.place()
 	type key struct {
 		node int32
 		cls  uint32
 	}
 	groups := map[key]*graph.MergedPath{}
 	for _, v := range targets {
-		k := key{b.node[v], h.obj.class(v)}
+		k := key{int32(b.at[v]), h.obj.class(v)}
 		m := groups[k]
 		if m == nil {
 			m = &graph.MergedPath{Class: sr.object(v).Class}
