@@ -35,11 +35,11 @@ const (
 
 // pathsBuilder is the state of PathsView.
 type pathsBuilder struct {
-	r     *Result
-	h     *holds
-	g     *graph.Graph
-	name  RootFrames
-	t     *domtree.PathTree
+	r    *Result
+	h    *holds
+	g    *graph.Graph
+	name RootFrames
+	t    *domtree.PathTree
 	// at is each object's field-path node (its frames but its class)
 	// and, in the high half, its leaf node (with its class).
 	at    []uint64
@@ -47,14 +47,14 @@ type pathsBuilder struct {
 	// classOfLeaf is the class number (flagged for class objects) of
 	// each leaf frame, by frame ID.
 	classOfLeaf []uint32
-	leaf  []graph.FrameID // by class number, then by class number + classes for class objects (0: not yet)
-	field []classFields // by class number, then class objects'
+	leaf        []graph.FrameID // by class number, then by class number + classes for class objects (0: not yet)
+	field       []classFields   // by class number, then class objects'
 	// The last field frame asked for, which the next object often asks
 	// for again (an array's elements, a list's nodes).
 	lastField uint64
 	lastFrame int32
 	sums      pathSums
-	later     []heldBy   // class objects' retained sizes to take off their dominators' samples
+	later     []heldBy // class objects' retained sizes to take off their dominators' samples
 }
 
 // free gives the builder's arrays back.
@@ -83,7 +83,7 @@ func (b *pathsBuilder) place() {
 		}
 	}
 	for _, l := range b.later {
-		b.sums.at(int32(b.at[l.v]>>32))[2] -= l.ret
+		b.sums.at(int32(b.at[l.v] >> 32))[2] -= l.ret
 	}
 }
 
@@ -92,7 +92,7 @@ func newPathsBuilder(r *Result, g *graph.Graph, name RootFrames) *pathsBuilder {
 	h := r.holds
 	n := len(h.tree.parent)
 	return &pathsBuilder{r: r, h: h, g: g, name: name, t: domtree.NewPathTree(),
-		at: mem.AllocZeroed[uint64](h.arena, n), chain: mem.AllocZeroed[uint32](h.arena, n), 
+		at: mem.AllocZeroed[uint64](h.arena, n), chain: mem.AllocZeroed[uint32](h.arena, n),
 		leaf: make([]graph.FrameID, 2*len(h.fields.classes)), field: make([]classFields, 2*len(h.fields.classes)), lastField: ^uint64(0)}
 }
 
@@ -184,7 +184,7 @@ func (b *pathsBuilder) add(v uint32, o *objGather, i int) {
 	switch d := o.idom[i]; {
 	case d == 0:
 	case p != 0:
-		b.sums.at(int32(b.at[p-1]>>32))[2] -= ret
+		b.sums.at(int32(b.at[p-1] >> 32))[2] -= ret
 	default:
 		// The dominator may come later in the walk: once all are placed.
 		b.later = append(b.later, heldBy{d - 1, ret})
