@@ -75,6 +75,9 @@ const noFrame = 1<<32 - 1
 
 // Frames is the retained.RootFrames of the dump's roots.
 func (n *rootNamer) Frames(g *graph.Graph, r retained.Root) []graph.FrameID {
+	if r.Kind == retained.SeveralRootsKind && r.Class != "" {
+		return []graph.FrameID{g.Frame(graph.Frame{Kind: graph.KindRoot, Class: "class " + r.Class})}
+	}
 	if r.Kind == retained.SeveralRootsKind {
 		first := r
 		first.Kind = r.Via

@@ -44,6 +44,9 @@ func (s *scanner) paths(idom []uint32, d *dfsOrder, top []uint64, at []int32, ru
 				// Reached from several roots, not one itself: named by
 				// the root the depth-first numbering found it from.
 				kt = severalOf(d.rootKind[d.firstRoot(uint32(a))])
+				if cls := obj.class(uint32(a)); cls&classObjFlag != 0 {
+					kt = Root{Kind: severalRootsKind, Class: s.classes[cls&^classObjFlag].name}
+				}
 			}
 			ki, ok := kindIdx[kt]
 			if !ok {

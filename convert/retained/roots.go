@@ -18,6 +18,10 @@ type Root struct {
 	Thread uint32       // thread serial (0: none)
 	Frame  uint32       // frame number (JAVA FRAME, JNI LOCAL), depth (JNI MONITOR)
 	Framed bool         // Frame is set
+	// Class names the class of a class object that several roots reach
+	// (SeveralRootsKind): it is named by its class, whose statics are what
+	// it holds, rather than by the first root.
+	Class string
 }
 
 // Exported kinds that are no ROOT sub-record.

@@ -16,6 +16,10 @@ const (
 	// of the leaf's class, each the immediate dominator of the next,
 	// merged into the leaf frame; absent when 1.
 	LabelRun = "run"
+	// LabelRoot is the kind of the GC root a sample's stack starts at
+	// ("Java frame", "JNI global", "several roots"): root frames name a
+	// thread and its frame, which Java frame and JNI local roots share.
+	LabelRoot = "root"
 	// LabelMerged is set ("classes already on the stack") on a sample
 	// whose leaf frame is past the depth cap and also holds objects its
 	// objects dominate whose class names a frame of the stack already.
@@ -56,10 +60,16 @@ func (r *Result) View(g *graph.Graph, name RootFrames) *graph.View {
 		stack  graph.StackID
 		run    int64
 		capped bool
+		root   string
 	}
+	rootOf := make([]int32, len(r.Paths)) // the root (Result.Roots) of each node
 	seen := map[sampleKey]int{}
 	for i := 1; i < len(r.Paths); i++ {
 		p := &r.Paths[i]
+		rootOf[i] = p.Class
+		if p.Depth > 1 {
+			rootOf[i] = rootOf[p.Parent]
+		}
 		if p.Objects == 0 {
 			continue
 		}
@@ -67,7 +77,8 @@ func (r *Result) View(g *graph.Graph, name RootFrames) *graph.View {
 		for j := int32(i); j > 0; j = r.Paths[j].Parent {
 			stack = append(stack, frames[j]...)
 		}
-		smp := graph.Sample{Stack: g.Stack(stack), Values: []int64{p.Objects, p.Bytes}}
+		kind := r.Roots[rootOf[i]].Name()
+		smp := graph.Sample{Stack: g.Stack(stack), Values: []int64{p.Objects, p.Bytes}, Labels: []graph.Label{{Key: LabelRoot, Str: kind}}}
 		if p.MaxRun > 1 {
 			smp.Labels = append(smp.Labels, graph.Label{Key: LabelRun, Num: p.MaxRun, Unit: "objects"})
 		}
@@ -76,7 +87,7 @@ func (r *Result) View(g *graph.Graph, name RootFrames) *graph.View {
 		}
 		// Two roots may be named alike (a Java frame and a JNI local
 		// root of one frame): their samples are one.
-		k := sampleKey{smp.Stack, p.MaxRun, p.Capped}
+		k := sampleKey{smp.Stack, p.MaxRun, p.Capped, kind}
 		if i, ok := seen[k]; ok {
 			v.Samples[i].Values[0] += p.Objects
 			v.Samples[i].Values[1] += p.Bytes

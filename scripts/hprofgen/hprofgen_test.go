@@ -14,6 +14,8 @@ import (
 
 	"github.com/hprof2pprof/hprof2pprof/convert"
 	"github.com/hprof2pprof/hprof2pprof/convert/graph"
+	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
+	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
 // manifest reads FILE.manifest.tsv: per class and, after "# retained",
@@ -129,10 +131,23 @@ func retainedByRoot(t *testing.T, g *graph.Graph) map[string][2]int64 {
 	if v == nil {
 		t.Fatal("no retained view")
 	}
+	// The manifest names the ROOT sub-record kinds as the format does;
+	// the view's root label as a Java user does.
+	names := map[string]string{}
+	for tag := range 256 {
+		t := hprof.SubTag(tag)
+		if t.IsRoot() {
+			names[retained.Root{Kind: t}.Name()] = t.String()
+		}
+	}
 	out := map[string][2]int64{}
 	for _, s := range v.Samples {
-		st := g.Stacks[s.Stack]
-		root := g.Frames[st[len(st)-1]].Class
+		root := ""
+		for _, l := range s.Labels {
+			if l.Key == retained.LabelRoot {
+				root = names[l.Str]
+			}
+		}
 		x := out[root]
 		out[root] = [2]int64{x[0] + s.Values[0], x[1] + s.Values[1]}
 	}
