@@ -40,6 +40,10 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 		s.ha = s.holdArena()
 		hw := s.startHolders()
 		s.hold = hw.walk()
+		if !s.keepOrder {
+			mem.Free(s.ha, s.hold.order)
+			s.hold.order = nil
+		}
 		if s.in.Suspects {
 			s.rev = reverse(s.ha, &s.g, len(s.obj.w), hw.isWeak)
 		}

@@ -26,10 +26,16 @@ type holds struct {
 
 // holdArena is where the paths' arrays come from: files in the spill
 // directory when the analysis spills (they are as many as its own, and
-// live after it), else the heap.
+// live after it), else anonymous memory, which each array gives back
+// as soon as it is freed (on the Go heap its garbage would wait for a
+// collection, at the analysis's peak), or the heap where the analysis
+// takes it too.
 func (s *scanner) holdArena() *mem.Arena {
-	if s.a == nil || s.a.Anon() {
+	switch {
+	case s.a == nil:
 		return nil
+	case s.a.Anon():
+		return mem.NewMemArena()
 	}
 	a := mem.NewArena(s.in.SpillDir)
 	if cg := sysmem.CgroupLimit(); a != nil && cg > 0 {

@@ -101,7 +101,7 @@ func newPathsBuilder(r *Result, g *graph.Graph, name RootFrames) *pathsBuilder {
 // KindFrame).
 func (r *Result) PathsView(g *graph.Graph, name RootFrames) *graph.View {
 	h := r.holds
-	if h == nil {
+	if h == nil || h.tree.order == nil {
 		return nil
 	}
 	if name == nil {

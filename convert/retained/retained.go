@@ -134,6 +134,10 @@ type Input struct {
 	// strong graph reversed (4 bytes per object and per reference) and
 	// the input, to read once more while it is open.
 	Suspects bool
+	// SuspectsByClass is Suspects for a report by class
+	// (SuspectQuery.Class), which needs the walk's order of the objects
+	// as the paths view does; without either, it is not kept.
+	SuspectsByClass bool
 	// MaxDepth caps the class frames of a stack (0: DefaultMaxDepth).
 	MaxDepth int
 	// MemoryBudget bounds the graph's arrays in memory (anonymous
@@ -322,10 +326,14 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if in.MaxDepth <= 0 {
 		in.MaxDepth = DefaultMaxDepth
 	}
+	rowsKeep := in.KeepIDs
+	keepOrder := in.Paths || in.SuspectsByClass
+	if in.SuspectsByClass {
+		in.Suspects = true
+	}
 	if in.Suspects {
 		in.Paths = true
 	}
-	rowsKeep := in.KeepIDs
 	if in.Paths {
 		in.KeepIDs = true
 	}
@@ -333,7 +341,7 @@ func Compute(ctx context.Context, in Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	s.rowsKeep = rowsKeep
+	s.rowsKeep, s.keepOrder = rowsKeep, keepOrder
 	defer s.closeArena()
 	ok := false
 	defer func() {

@@ -74,8 +74,9 @@ type scanner struct {
 	// ha is where the paths' arrays come from (Input.Paths; holdArena),
 	// and rowsKeep says the caller asked for the per-object answers
 	// itself (KeepIDs before Paths forced it).
-	ha       *mem.Arena
-	rowsKeep bool
+	ha        *mem.Arena
+	rowsKeep  bool
+	keepOrder bool // the paths view or a report by class reads holdTree.order
 
 	stats       Stats
 	a           *mem.Arena // where the big arrays come from (nil: the heap)

@@ -67,8 +67,8 @@ const staticKind = "static field"
 // paths off the breadth-first tree) while the input is open.
 func (r *Result) Suspects(ctx context.Context, g *graph.Graph, names RootNamer, q SuspectQuery) (*graph.SuspectReport, error) {
 	h := r.holds
-	if h == nil || h.rev == nil {
-		return nil, fmt.Errorf("retained: suspects need an analysis made for them (Input.Suspects)")
+	if h == nil || h.rev == nil || (q.Class != nil && h.tree.order == nil) {
+		return nil, fmt.Errorf("retained: suspects need an analysis made for them (Input.Suspects, SuspectsByClass)")
 	}
 	if q.Share <= 0 {
 		q.Share = DefaultShare
