@@ -126,47 +126,15 @@ func (rv *refVisitor) run(ctx context.Context) error {
 
 // segments is run over in-memory segments, several at a time.
 func (rv *refVisitor) segments(ctx context.Context) error {
-	segs := rv.segs
-	ns := segs.Len()
-	workers := max(1, min(runtime.GOMAXPROCS(0), ns))
+	workers := max(1, min(runtime.GOMAXPROCS(0), rv.segs.Len()))
 	if rv.sequential {
 		workers = 1
 	}
-	next := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Go(func() {
-			var buf []byte
-			var cls refClassCache
-			var cur idCursor
-			for i := range next {
-				_ = segs.Body(i, &buf, func(rec hprof.Record, body []byte) {
-					hb := hprof.NewHeapBytes(body, rec, rv.idSize)
-					for {
-						sub, err := hb.Next()
-						if err != nil {
-							return
-						}
-						data, err := hb.Payload()
-						if err != nil {
-							return
-						}
-						rv.record(sub, data, &cls, &cur)
-					}
-				})
-			}
-		})
-	}
-	var err error
-	for i := range ns {
-		if err = ctx.Err(); err != nil {
-			break
-		}
-		next <- i
-	}
-	close(next)
-	wg.Wait()
-	return err
+	return overSegments(ctx, rv.segs, rv.idSize, workers, func() subVisit {
+		var cls refClassCache
+		var cur idCursor
+		return func(_ int, sub *hprof.SubRecord, data []byte) { rv.record(sub, data, &cls, &cur) }
+	})
 }
 
 // refClassCache is a small cache of class numbers by class object ID.

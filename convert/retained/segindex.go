@@ -232,27 +232,46 @@ func (s *scanner) freeIndex() {
 // segment at its first damage as the caller's pass did.
 func (s *scanner) eachSegment(ctx context.Context, fn func(seg int, id uint64)) error {
 	segs := s.in.Segments
+	return overSegments(ctx, segs, s.idSize, max(1, min(runtime.GOMAXPROCS(0), segs.Len())), func() subVisit {
+		return func(seg int, sub *hprof.SubRecord, _ []byte) {
+			if sub.Tag.IsObject() {
+				fn(seg, sub.ID)
+			}
+		}
+	})
+}
+
+// subVisit is called with each sub-record of segment seg and its
+// payload (an instance's field bytes, an object array's elements).
+type subVisit func(seg int, sub *hprof.SubRecord, data []byte)
+
+// overSegments reads the segments, workers at a time, handing each
+// sub-record to the visit of the worker that reads it (newVisit makes
+// one per worker, for its own state). A segment ends at its first
+// damage, as the first pass's did; a segment that cannot be had at all
+// is the error returned, after every other was read.
+func overSegments(ctx context.Context, segs Segments, idSize, workers int, newVisit func() subVisit) error {
 	ns := segs.Len()
 	next := make(chan int)
 	errs := make([]error, ns)
 	var wg sync.WaitGroup
-	for range max(1, min(runtime.GOMAXPROCS(0), ns)) {
+	for range workers {
 		wg.Go(func() {
 			var buf []byte
+			visit := newVisit()
 			for i := range next {
 				errs[i] = segs.Body(i, &buf, func(rec hprof.Record, body []byte) {
-					hb := hprof.NewHeapBytes(body, rec, s.idSize)
+					hb := hprof.NewHeapBytes(body, rec, idSize)
 					for {
 						sub, err := hb.Next()
 						if err != nil {
 							return
 						}
-						if _, err := hb.Payload(); err != nil {
+						data, err := hb.Payload()
+						if err != nil {
 							return // cut short: pass 2 stops before it too
 						}
-						if sub.Tag.IsObject() {
-							fn(i, sub.ID)
-						}
+						visit(i, sub, data)
 					}
 				})
 			}
