@@ -38,7 +38,7 @@ func runSuspects(ctx context.Context, e *env, args []string) int {
 	if code >= 0 {
 		return code
 	}
-	q, err := sf.query(len(inputs))
+	q, err := sf.query(inputs)
 	if err != nil {
 		usageError(e.stderr, "suspects", err.Error())
 		return exitUsage
@@ -47,7 +47,7 @@ func runSuspects(ctx context.Context, e *env, args []string) int {
 	in := inputs[0]
 	g, err := decode(ctx, e, in, &df)
 	if err == nil && g.Suspects == nil {
-		err = fmt.Errorf("no suspects report: %v", g.Source.Notes)
+		err = report.Missing(g)
 	}
 	if err == nil {
 		err = report.Suspects(e.stdout, in, g.Suspects, sf.format)
@@ -67,15 +67,18 @@ func runSuspects(ctx context.Context, e *env, args []string) int {
 
 // query checks the flags and the number of inputs and says what report
 // they ask for.
-func (sf *suspectsFlags) query(inputs int) (*retained.SuspectQuery, error) {
+func (sf *suspectsFlags) query(inputs []string) (*retained.SuspectQuery, error) {
 	if sf.asJSON {
 		sf.format = "json"
 	}
 	if sf.format != "text" && sf.format != "md" && sf.format != "json" {
 		return nil, fmt.Errorf("--format %q: text, md or json", sf.format)
 	}
-	if inputs != 1 {
-		return nil, fmt.Errorf("takes one heap dump, not %d", inputs)
+	if len(inputs) != 1 {
+		return nil, fmt.Errorf("takes one heap dump, not %d", len(inputs))
+	}
+	if inputs[0] == "-" {
+		return nil, fmt.Errorf("reads the dump twice (the objects, then their references), and standard input cannot be read twice: name a file")
 	}
 	q, err := suspectQuery(sf.threshold, sf.class, sf.limit)
 	if q != nil {

@@ -68,7 +68,10 @@ func TestSuspectsCLI(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "No suspect") {
 		t.Errorf("--threshold 95%%: exit %d\n%s", code, out)
 	}
-	for _, args := range [][]string{{"--threshold", "abc", dump}, {"--class", "(", dump}, {"--format", "xml", dump}, {}} {
+	if code, _, stderr := runSuspectsBin(t, testdata("cpu-samples.cpuwork.jdk17.hprof")); code != exitFailure || !strings.Contains(stderr, "holds no heap dump") {
+		t.Errorf("no heap dump: exit %d\n%s", code, stderr)
+	}
+	for _, args := range [][]string{{"--threshold", "abc", dump}, {"--class", "(", dump}, {"--format", "xml", dump}, {}, {"-"}} {
 		if code, _, stderr := runSuspectsBin(t, args...); code != exitUsage || !strings.Contains(stderr, "usage") {
 			t.Errorf("%q: exit %d, want %d with usage\n%s", args, code, exitUsage, stderr)
 		}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -34,6 +35,20 @@ func Suspects(w io.Writer, name string, r *graph.SuspectReport, format string) e
 	}
 	_, err := io.WriteString(w, s.b.String())
 	return err
+}
+
+// Missing says why g, converted for a suspects report, has none: the
+// note of the analysis that failed, or that the input holds no heap dump.
+func Missing(g *graph.Graph) error {
+	for _, n := range g.Source.Notes {
+		if strings.HasPrefix(n, "retained view not computed: ") || strings.HasPrefix(n, "suspects not found: ") {
+			return errors.New("no suspects report: " + n[strings.Index(n, ": ")+2:])
+		}
+	}
+	if g.Damage != nil {
+		return fmt.Errorf("no suspects report: the input is damaged before its heap dump is complete: %w", g.Damage)
+	}
+	return errors.New("no suspects report: the input holds no heap dump")
 }
 
 // styler writes text or Markdown.
