@@ -67,7 +67,8 @@ type Options struct {
 	ObjectRetained bool
 	// Suspects, when set, asks for the leak suspects report of the heap
 	// dump (graph.Graph.Suspects): it computes the retained analysis with
-	// shortest paths, whatever Views says.
+	// shortest paths, whatever Views says; with no Views, no view is
+	// built beside it.
 	Suspects *retained.SuspectQuery
 }
 
@@ -79,5 +80,8 @@ func (o Options) interval() time.Duration {
 }
 
 func (o Options) wants(view string) bool {
-	return len(o.Views) == 0 || slices.Contains(o.Views, view)
+	if len(o.Views) == 0 {
+		return o.Suspects == nil // a report alone builds no view
+	}
+	return slices.Contains(o.Views, view)
 }

@@ -55,6 +55,7 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 	ri.Paths = opts.asks(graph.ViewPaths)
 	ri.Suspects = opts.Suspects != nil
 	ri.SuspectsByClass = ri.Suspects && opts.Suspects.Class != nil
+	ri.NoView = !opts.asks(graph.ViewRetained) && probe == nil
 	feedRetained(&ri, h, in, testhooks.From(ctx).RetainedFeed)
 	for _, id := range h.Classes.IDs() {
 		name := d.sym.ClassName[id]

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"regexp"
 
-	"github.com/hprof2pprof/hprof2pprof/convert/graph"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 	"github.com/hprof2pprof/hprof2pprof/internal/batch"
 	"github.com/hprof2pprof/hprof2pprof/internal/report"
@@ -43,7 +42,7 @@ func runSuspects(ctx context.Context, e *env, args []string) int {
 		usageError(e.stderr, "suspects", err.Error())
 		return exitUsage
 	}
-	df.suspects, df.views = q, []string{graph.ViewRetained}
+	df.suspects, df.views = q, nil // the report alone
 	in := inputs[0]
 	g, err := decode(ctx, e, in, &df)
 	if err == nil && g.Suspects == nil {

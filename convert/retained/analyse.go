@@ -131,16 +131,23 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	// sum them up the tree: both at once. The paths also say which
 	// objects no object of their class dominates (top), for the totals
 	// by class.
-	top := mem.AllocZeroed[uint64](s.a, m/64+1)
+	// Without the view (Input.NoView) neither is made.
+	var top []uint64
+	var at []int32
 	var wg sync.WaitGroup
 	// The totals by class follow the paths on this core, as far as the
 	// paths have marked (marked: a multiple of 64, so no word of top the
 	// paths still write is read).
 	marked := markedChan(m)
-	at := mem.Reuse[int32](s.a, spare, m) // path node by DFS number: paths writes it, byClassTop reads it
-	wg.Go(func() {
-		res.Paths, res.ClassNames, res.Roots = s.paths(idom, d, top, at, run, marked)
-	})
+	if s.in.NoView {
+		mem.Free(s.a, spare)
+	} else {
+		top = mem.AllocZeroed[uint64](s.a, m/64+1)
+		at = mem.Reuse[int32](s.a, spare, m) // path node by DFS number: paths writes it, byClassTop reads it
+		wg.Go(func() {
+			res.Paths, res.ClassNames, res.Roots = s.paths(idom, d, top, at, run, marked)
+		})
+	}
 	// Added to at random (see mem.AllocHot). In memory, the retained sizes
 	// take the forest's pages, written whole below: 8 bytes per object
 	// the kernel need not fault in and zero again (bench-4g: 600 MB).
@@ -154,14 +161,16 @@ func (s *scanner) analyse(ctx context.Context) (*Result, error) {
 	for a := m - 1; a >= 1; a-- {
 		ret[idom[a]] += ret[a]
 	}
-	var held nodeSums
-	res.ByClass, held = s.byClassTop(idom, &d.obj, top, at, ret, marked)
-	wg.Wait()
-	held.addTo(res.Paths)
-	mem.Free(s.a, top)
-	mem.Free(s.a, at)
+	if !s.in.NoView {
+		var held nodeSums
+		res.ByClass, held = s.byClassTop(idom, &d.obj, top, at, ret, marked)
+		wg.Wait()
+		held.addTo(res.Paths)
+		mem.Free(s.a, top)
+		mem.Free(s.a, at)
+	}
 	mem.Free(s.a, run)
-	if res.ByClass == nil {
+	if res.ByClass == nil && !s.in.NoView {
 		// Classes by DFS number, for the walk of the dominator tree.
 		cls := mem.Alloc[uint32](s.a, m, m)
 		for a := 1; a < m; a++ {

@@ -138,6 +138,10 @@ type Input struct {
 	// (SuspectQuery.Class), which needs the walk's order of the objects
 	// as the paths view does; without either, it is not kept.
 	SuspectsByClass bool
+	// NoView skips the retained view's class paths and the retained
+	// sizes by class (Result.Paths, ByClass stay empty): only the paths
+	// view or the suspects are wanted.
+	NoView bool
 	// MaxDepth caps the class frames of a stack (0: DefaultMaxDepth).
 	MaxDepth int
 	// MemoryBudget bounds the graph's arrays in memory (anonymous
