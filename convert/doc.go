@@ -34,8 +34,9 @@
 //     strings.go beside it);
 //   - an object is sized: convert/heapsize/heapsize.go (the size model,
 //     decided once per dump by heapsize.Decide);
-//   - a view is built: cpu.go, alloc.go, heap.go, threads.go and
-//     retained.go here, one plain function each (buildCPU, …) over what
+//   - a view is built: cpu.go, alloc.go, heap.go, threads.go,
+//     retained.go and paths.go (with the suspects report; GC roots named
+//     in rootnames.go) here, one plain function each (buildCPU, …) over what
 //     the first pass read and the graph, for a file and for each window
 //     of a live Stream alike (text reports: convert/text/build.go);
 //   - a pprof sample is made: pprofout/pprofout.go;
@@ -72,8 +73,8 @@
 // views are built from (binData: symbols, CPU samples, allocation sites,
 // the chosen heap dump) and builds the views wanted; heapdump.go sends a
 // dump's heap records to the stream or notes them as spans, which
-// parallel.go scans on every core; cpu.go, alloc.go, heap.go, threads.go
-// and retained.go build one view each; rows.go reads the heap rows after
+// parallel.go scans on every core; cpu.go, alloc.go, heap.go, threads.go,
+// retained.go and paths.go build one view each; rows.go reads the heap rows after
 // decoding (Decoded.Rows); stream.go cuts a live agent connection into
 // windows (Stream), each built by the same view functions; text.go hands
 // text reports to convert/text. Decoding never calls an emitter: a

@@ -11,7 +11,6 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
-	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
 
@@ -52,10 +51,7 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 		ri.KeepIDs = true
 		ri.GarbageHolds = probe.GarbageHolds
 	}
-	ri.Paths = opts.asks(graph.ViewPaths)
-	ri.Suspects = opts.Suspects != nil
-	ri.SuspectsByClass = ri.Suspects && opts.Suspects.Class != nil
-	ri.NoView = !opts.asks(graph.ViewRetained) && probe == nil
+	ri.NoView = ri.NoView && probe == nil
 	feedRetained(&ri, h, in, testhooks.From(ctx).RetainedFeed)
 	for _, id := range h.Classes.IDs() {
 		name := d.sym.ClassName[id]
@@ -83,37 +79,7 @@ func buildRetained(ctx context.Context, g *graph.Graph, in *hprof.File, d *binDa
 	if opts.asks(graph.ViewRetained) {
 		addRetainedView(g, res, ri.ClassNames, h, d.dumps, roots)
 	}
-	if opts.Suspects != nil {
-		q := *opts.Suspects
-		if !opts.RawNames {
-			q.Normalize = javaname.Normalize
-		}
-		rep, err := res.Suspects(ctx, g, roots, q)
-		if err != nil {
-			g.Source.Notes = append(g.Source.Notes, "suspects not found: "+err.Error())
-			g.SoftFail(graph.SoftRetainedFailed)
-		} else {
-			rep.Dump = h.Index
-			g.Suspects = rep
-		}
-	}
-	defer func() {
-		if err := res.ReleasePaths(); err != nil {
-			g.Source.Notes = append(g.Source.Notes, "paths: "+err.Error())
-		}
-	}()
-	if !opts.asks(graph.ViewPaths) {
-		return res
-	}
-	if opts.Phase != nil {
-		opts.Phase("retained: the paths view")
-	}
-	if v := res.PathsView(g, roots.Frames); v != nil {
-		v.Time = g.Source.Time
-		g.SortSamples(v)
-		v.Comments = append(v.Comments, fmt.Sprintf("heap dump %d of %d; sizes as in the heap view", h.Index, d.dumps))
-		g.AddView(v)
-	}
+	addPaths(ctx, g, res, h, d.dumps, roots, opts)
 	return res
 }
 
@@ -129,6 +95,11 @@ func retainedInput(g *graph.Graph, in *hprof.File, h *heapdump.Dump, e heapdump.
 		Model:      h.Model,
 		KeepIDs:    opts.ObjectRetained,
 		SpillDir:   opts.SpillDir,
+		// The paths view, the suspects report (paths.go).
+		Paths:           opts.asks(graph.ViewPaths),
+		Suspects:        opts.Suspects != nil,
+		SuspectsByClass: opts.Suspects != nil && opts.Suspects.Class != nil,
+		NoView:          !opts.asks(graph.ViewRetained),
 	}
 	switch {
 	case opts.RetainedMemory != 0:
