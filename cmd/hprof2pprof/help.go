@@ -16,9 +16,16 @@ var examples = map[string][]string{
 		"go tool pprof -http=: heap.pb.gz",
 		"hprof2pprof convert --view cpu --interval 1ms java.hprof  # the agent ran with interval=1",
 		"hprof2pprof convert --view retained -o retained.pb.gz dump.hprof",
+		"hprof2pprof convert --view paths -o paths.pb.gz dump.hprof  # each object under its path from a GC root",
 		"hprof2pprof convert --format parquet -d tables/ dumps/    # a directory tree, one table set",
 		"hprof2pprof convert --format parquet --tables heap -d t/ dump.hprof  # + every object, reference, String, GC root",
 		"hprof2pprof convert -d out/ -j 8 --shard 0/4 dumps/       # a quarter of a fleet's dumps",
+	},
+	"suspects": {
+		"hprof2pprof suspects java_pid1234.hprof                   # what retains the most, and the paths to it",
+		"hprof2pprof suspects --format md --threshold 5% dump.hprof > leak.md",
+		"hprof2pprof suspects --class 'LeakyService$' app.hprof    # the paths to one class's instances",
+		"hprof2pprof suspects --json --fail-on-suspect dump.hprof  # a CI gate",
 	},
 	"info": {
 		"hprof2pprof info dump.hprof",

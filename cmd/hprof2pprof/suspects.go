@@ -25,6 +25,7 @@ func runSuspects(ctx context.Context, e *env, args []string) int {
 	fs := newFlagSet("suspects", "DUMP", e.stderr)
 	var df decodeFlags
 	df.add(fs)
+	fs.Lookup("view").Usage = "not used: the report builds no view (convert --view paths writes the paths as a profile)"
 	var sf suspectsFlags
 	fs.StringVar(&sf.threshold, "threshold", "10%", "a suspect retains at least this share of the reachable heap")
 	fs.StringVar(&sf.class, "class", "", "instead of suspects, the paths from GC roots to the instances of the classes this `REGEX` matches (Java names)")
