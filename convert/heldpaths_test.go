@@ -133,6 +133,26 @@ func TestPathsByHand(t *testing.T) {
 			t.Errorf("paths view: %d %s, want %d", got[c], c, w.n)
 		}
 	}
+	// Sizes by hand, each reached and retained through its static alone
+	// (12-byte headers, 4-byte references). The held cycle: a CycleA and a
+	// CycleB of 16 bytes each (a header and one reference): 32.
+	// STATIC_LIST: the ArrayList (12 + size, modCount, elementData: 24),
+	// its Object[] grown 10, 15, 22, 33, 49, 73, 109 (16 + 109 × 4 = 452,
+	// aligned 456), 100 StaticLeaf (12 + an int: 16): 2080. LISTENERS: an
+	// ArrayList (24), an Object[10] (56), 5 Listener (16) and their names
+	// "listener-i" (a String of 24 and a byte[10] of 32): 440.
+	for field, want := range map[string]int64{"holders.Holders.CYCLE": 32, "holders.Holders.STATIC_LIST": 2080, "holders.Holders$Registry.LISTENERS": 440} {
+		var cum [2]int64
+		for i, fs := range stacks {
+			if slices.Contains(fs, field) {
+				cum[0] += values[i]["path_space"]
+				cum[1] += values[i]["path_retained"]
+			}
+		}
+		if cum != [2]int64{want, want} {
+			t.Errorf("under %s: %d bytes reached, %d retained; want %d and %d", field, cum[0], cum[1], want, want)
+		}
+	}
 	checkPathTotals(t, g, probe.Result)
 }
 
