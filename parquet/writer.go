@@ -93,8 +93,10 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 	if opts.RowGroupRows <= 0 {
 		opts.RowGroupRows = DefaultRowGroupRows
 	}
+	heapLevel := opts.CompressionLevel
 	if opts.CompressionLevel == 0 {
 		opts.CompressionLevel = compress.DefaultCompressionLevel
+		heapLevel = heapCompressionLevel
 	}
 	if opts.Allocator == nil {
 		opts.Allocator = memory.DefaultAllocator
@@ -117,6 +119,7 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 		tc := cfg
 		if slices.Contains(opts.HeapTables, name) {
 			tc.maxRows *= heapRowGroupFactor
+			tc.level, tc.pageSize = heapLevel, heapPageSize
 		}
 		t, err := newTable(tc, name)
 		if err != nil {

@@ -1,0 +1,93 @@
+package parquet
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+)
+
+// dictColumn collects a string column of a heap table as indices into
+// the batch's distinct values, which the Parquet writer then takes as
+// they are for the column chunk's dictionary page (pqarrow's direct
+// dictionary write) instead of hashing every value again. The file is a
+// dictionary-encoded string column either way; only the writing is
+// cheaper. The heap tables' repeated strings (source, class, kind,
+// field name) are a few distinct values over millions of rows.
+//
+// The distinct values are kept in the order first seen, like the
+// writer's own dictionary, and reset with every batch (row group).
+type dictColumn struct {
+	ids  map[string]int32
+	vals *array.StringBuilder // the distinct values, by id
+	idx  *array.Int32Builder
+	typ  *arrow.DictionaryType
+
+	last   string // the value appended last, and its id
+	lastID int32
+	any    bool // last is set
+}
+
+func newDictColumn(mem memory.Allocator) *dictColumn {
+	return &dictColumn{
+		ids:  map[string]int32{},
+		vals: array.NewStringBuilder(mem),
+		idx:  array.NewInt32Builder(mem),
+		typ:  &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String},
+	}
+}
+
+func (d *dictColumn) append(s string) {
+	if d.any && s == d.last {
+		d.idx.Append(d.lastID)
+		return
+	}
+	id, ok := d.ids[s]
+	if !ok {
+		id = int32(len(d.ids))
+		s = strings.Clone(s)
+		d.ids[s] = id
+		d.vals.Append(s)
+	}
+	d.last, d.lastID, d.any = s, id, true
+	d.idx.Append(id)
+}
+
+func (d *dictColumn) appendNull() { d.idx.AppendNull() }
+
+// newArray returns the batch's values as a dictionary array and starts
+// the next batch.
+func (d *dictColumn) newArray() arrow.Array {
+	vals, idx := d.vals.NewArray(), d.idx.NewArray()
+	defer vals.Release()
+	defer idx.Release()
+	clear(d.ids)
+	d.last, d.any = "", false
+	return array.NewDictionaryArray(d.typ, idx, vals)
+}
+
+func (d *dictColumn) release() {
+	d.vals.Release()
+	d.idx.Release()
+}
+
+// dictColumns returns, by field, the dictColumns of a heap table's
+// required string columns that have a dictionary (all but
+// uniqueColumns), nil for the other fields; nil for a table without
+// any. Nullable columns are left to the writer: for the statistics of a
+// dictionary array with nulls Arrow v15 takes the dictionary's values by
+// the distinct indices, null among them, which it cannot.
+func dictColumns(name string, schema *arrow.Schema, mem memory.Allocator) []*dictColumn {
+	if heapFields(name) == nil {
+		return nil
+	}
+	out := make([]*dictColumn, schema.NumFields())
+	for i, f := range schema.Fields() {
+		if f.Type.ID() == arrow.STRING && !f.Nullable && !slices.Contains(uniqueColumns[name], f.Name) {
+			out[i] = newDictColumn(mem)
+		}
+	}
+	return out
+}
