@@ -3,6 +3,7 @@ package parquet
 import (
 	"slices"
 	"strings"
+	"unsafe"
 
 	"github.com/apache/arrow/go/v15/arrow"
 	"github.com/apache/arrow/go/v15/arrow/array"
@@ -25,9 +26,18 @@ type dictColumn struct {
 	idx  *array.Int32Builder
 	typ  *arrow.DictionaryType
 
-	last   string // the value appended last, and its id
-	lastID int32
-	any    bool // last is set
+	// recent holds ids of values seen, at a slot chosen by the address
+	// of their bytes: a row's repeated strings (a class's name) are
+	// mostly the very same string each time, found here without hashing
+	// their bytes. A slot whose string differs is looked up in ids.
+	recent [dictRecent]dictEntry
+}
+
+const dictRecent = 256
+
+type dictEntry struct {
+	s  string
+	id int32
 }
 
 func newDictColumn(mem memory.Allocator) *dictColumn {
@@ -40,18 +50,18 @@ func newDictColumn(mem memory.Allocator) *dictColumn {
 }
 
 func (d *dictColumn) append(s string) {
-	if d.any && s == d.last {
-		d.idx.Append(d.lastID)
+	e := &d.recent[(uintptr(unsafe.Pointer(unsafe.StringData(s)))>>3)%dictRecent]
+	if e.s == s && s != "" {
+		d.idx.Append(e.id)
 		return
 	}
 	id, ok := d.ids[s]
 	if !ok {
 		id = int32(len(d.ids))
-		s = strings.Clone(s)
-		d.ids[s] = id
+		d.ids[strings.Clone(s)] = id
 		d.vals.Append(s)
 	}
-	d.last, d.lastID, d.any = s, id, true
+	*e = dictEntry{s: s, id: id}
 	d.idx.Append(id)
 }
 
@@ -64,7 +74,7 @@ func (d *dictColumn) newArray() arrow.Array {
 	defer vals.Release()
 	defer idx.Release()
 	clear(d.ids)
-	d.last, d.any = "", false
+	d.recent = [dictRecent]dictEntry{}
 	return array.NewDictionaryArray(d.typ, idx, vals)
 }
 
