@@ -84,20 +84,30 @@ func (d *dictColumn) release() {
 }
 
 // dictColumns returns, by field, the dictColumns of a heap table's
-// required string columns that have a dictionary (all but
-// uniqueColumns), nil for the other fields; nil for a table without
-// any. Nullable columns are left to the writer: for the statistics of a
-// dictionary array with nulls Arrow v15 takes the dictionary's values by
-// the distinct indices, null among them, which it cannot.
+// dictionary string columns (hasDictColumn), nil for the other fields;
+// nil for a table without any.
 func dictColumns(name string, schema *arrow.Schema, mem memory.Allocator) []*dictColumn {
 	if heapFields(name) == nil {
 		return nil
 	}
 	out := make([]*dictColumn, schema.NumFields())
 	for i, f := range schema.Fields() {
-		if f.Type.ID() == arrow.STRING && !f.Nullable && !slices.Contains(uniqueColumns[name], f.Name) {
+		if hasDictColumn(name, f) {
 			out[i] = newDictColumn(mem)
 		}
 	}
 	return out
+}
+
+// hasDictColumn tells whether field f of heap table name is collected
+// by a dictColumn: a required string column with a dictionary (not in
+// uniqueColumns). Nullable columns are left to the writer: for the
+// statistics of a dictionary array with nulls Arrow v15 takes the
+// dictionary's values by the distinct indices, null among them, which
+// it cannot. These columns are written without statistics
+// (heapColumnProps): for a required column Arrow v15's direct dictionary
+// write counts minus one null per row, which arrow-rs rejects, and
+// min/max of names over a row group of unsorted rows prune nothing.
+func hasDictColumn(name string, f arrow.Field) bool {
+	return f.Type.ID() == arrow.STRING && !f.Nullable && !slices.Contains(uniqueColumns[name], f.Name)
 }

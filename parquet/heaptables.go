@@ -109,6 +109,11 @@ func heapColumnProps(table string) []pq.WriterProperty {
 	for _, c := range uniqueColumns[table] {
 		props = append(props, pq.WithDictionaryFor(c, false))
 	}
+	for _, f := range heapFields(table) {
+		if hasDictColumn(table, f) {
+			props = append(props, pq.WithStatsFor(f.Name, false))
+		}
+	}
 	for _, c := range deltaColumns[table] {
 		props = append(props, pq.WithEncodingFor(c, pq.Encodings.DeltaBinaryPacked), pq.WithDictionaryFor(c, false))
 	}
