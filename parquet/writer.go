@@ -32,7 +32,8 @@ type Options struct {
 	// twice that many rows per table are held (one row group written
 	// while the next is collected).
 	RowGroupRows int
-	// CompressionLevel is the zstd level; 0 means the codec's default.
+	// CompressionLevel is the zstd level; 0 means the codec's default,
+	// and level 1 for the heap tables (heapCompressionLevel).
 	CompressionLevel int
 	// Allocator for Arrow buffers; nil means memory.DefaultAllocator.
 	Allocator memory.Allocator
