@@ -81,12 +81,14 @@ const heapPageSize = 48 << 10
 // deltaColumns are required int64 columns of the heap tables written
 // DELTA_BINARY_PACKED: object IDs in dump order and the counts beside
 // them change little from row to row, so the page holds a few bits per
-// value where plain encoding has eight bytes for zstd to compress. (A
-// reference's target and the optional columns stay plain: Arrow v15's
-// delta encoder fails on a column with nulls.)
+// value where plain encoding has eight bytes for zstd to compress. A
+// reference's target changes more, but mostly within the heap's range:
+// delta-packed it costs zstd half the time for a fifth more bytes.
+// (The optional columns stay plain: Arrow v15's delta encoder fails on
+// a column with nulls.)
 var deltaColumns = map[string][]string{
 	TableObjects: {"object_id"},
-	TableRefs:    {"from_id"},
+	TableRefs:    {"from_id", "to_id"},
 	TableStrings: {"object_id", "length", "shallow_size", "array_id", "array_bytes"},
 	TableRoots:   {"object_id"},
 }
