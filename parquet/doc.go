@@ -22,7 +22,9 @@
 // whenever a table reaches Options.RowGroupRows rows, so the writer's own
 // memory stays bounded however many sources are added. Columns are zstd
 // compressed; strings are dictionary encoded (not a String's text, nor
-// the heap tables' IDs). The same rows give the same file bytes, run
+// the heap tables' IDs). The heap tables use zstd level 1, small pages
+// and delta-encoded object IDs, and hand their repeated strings to the
+// writer as dictionary arrays (dictColumn). The same rows give the same file bytes, run
 // after run (see dictionaryPageLimit). Each file's key-value
 // metadata names the table and the schema version (MetaSchemaVersion);
 // created_by names this program and the Parquet library (CreatedBy).

@@ -37,6 +37,11 @@ type table struct {
 	rows    int // rows in b not yet written
 	maxRows int
 	r       row // reused by row()
+	// dicts are, by field, the heap table string columns collected as
+	// dictionary indices (dictColumn; Parquet only), nil for the others;
+	// dschema is the schema of the batches they make.
+	dicts   []*dictColumn
+	dschema *arrow.Schema
 
 	batches chan arrow.Record // to the writer goroutine; nil until the first batch
 	done    chan struct{}     // closed when the writer has returned
@@ -59,6 +64,9 @@ type tableConfig struct {
 	mem     memory.Allocator
 	maxRows int
 	level   int // zstd level (Parquet)
+	// pageSize is the data page size in bytes (Parquet); 0: Arrow's
+	// default, 1 MiB.
+	pageSize int64
 }
 
 func newTable(cfg tableConfig, name string) (*table, error) {
@@ -85,6 +93,18 @@ func newTable(cfg tableConfig, name string) (*table, error) {
 		return nil, fmt.Errorf("parquet: table %s: %w", name, err)
 	}
 	t.b = array.NewRecordBuilder(cfg.mem, schema)
+	if cfg.format == FormatParquet {
+		t.dicts = dictColumns(name, schema, cfg.mem)
+	}
+	if t.dicts != nil {
+		fields := schema.Fields()
+		for i, d := range t.dicts {
+			if d != nil {
+				fields[i].Type = d.typ
+			}
+		}
+		t.dschema = arrow.NewSchema(fields, nil)
+	}
 	return t, nil
 }
 
@@ -100,12 +120,13 @@ var dictionaryPageLimit int64 = 64 << 20
 
 // parquetSink writes record batches as Parquet row groups.
 type parquetSink struct {
-	fw *pqarrow.FileWriter
-	f  *errFile
+	fw     *pqarrow.FileWriter
+	f      *errFile
+	schema *arrow.Schema
 }
 
 func newParquetSink(f *os.File, schema *arrow.Schema, cfg tableConfig, extra ...pq.WriterProperty) (*parquetSink, error) {
-	props := pq.NewWriterProperties(append([]pq.WriterProperty{
+	opts := []pq.WriterProperty{
 		pq.WithAllocator(cfg.mem),
 		pq.WithCompression(compress.Codecs.Zstd),
 		pq.WithCompressionLevel(cfg.level),
@@ -119,9 +140,13 @@ func newParquetSink(f *os.File, schema *arrow.Schema, cfg tableConfig, extra ...
 		// parquet-go misread. REQUIRED is what parquet-java, arrow-rs and
 		// pyarrow write.
 		pq.WithRootRepetition(pq.Repetitions.Required),
-	}, extra...)...)
+	}
+	if cfg.pageSize > 0 {
+		opts = append(opts, pq.WithDataPageSize(cfg.pageSize))
+	}
+	props := pq.NewWriterProperties(append(opts, extra...)...)
 	aprops := pqarrow.NewArrowWriterProperties(pqarrow.WithAllocator(cfg.mem), pqarrow.WithStoreSchema())
-	s := &parquetSink{f: &errFile{File: f}}
+	s := &parquetSink{f: &errFile{File: f}, schema: schema}
 	err := s.noPanic(func() (err error) {
 		s.fw, err = pqarrow.NewFileWriter(schema, s.f, props, aprops)
 		return err
@@ -133,7 +158,21 @@ func newParquetSink(f *os.File, schema *arrow.Schema, cfg tableConfig, extra ...
 }
 
 func (s *parquetSink) write(rec arrow.Record) error {
-	return s.noPanic(func() error { return s.fw.Write(rec) })
+	return s.noPanic(func() error {
+		if rec.Schema().Equal(s.schema) {
+			return s.fw.Write(rec)
+		}
+		// Dictionary arrays (dictColumn) for the file's string columns:
+		// written column by column, as FileWriter.Write takes only
+		// records of the file's own schema.
+		s.fw.NewRowGroup()
+		for _, c := range rec.Columns() {
+			if err := s.fw.WriteColumnData(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 // close writes the footer; FileWriter.Close also closes the file.
@@ -213,7 +252,7 @@ func (t *table) flush() error {
 	if t.rows == 0 {
 		return nil
 	}
-	rec := t.b.NewRecord()
+	rec := t.newRecord()
 	t.rows = 0
 	if t.batches == nil {
 		t.batches, t.done = make(chan arrow.Record), make(chan struct{})
@@ -221,6 +260,27 @@ func (t *table) flush() error {
 	}
 	t.batches <- rec
 	return nil
+}
+
+// newRecord returns the buffered rows as a record and empties the
+// builders.
+func (t *table) newRecord() arrow.Record {
+	if t.dicts == nil {
+		return t.b.NewRecord()
+	}
+	cols := make([]arrow.Array, len(t.dicts))
+	for i, d := range t.dicts {
+		if d != nil {
+			cols[i] = d.newArray()
+		} else {
+			cols[i] = t.b.Field(i).NewArray()
+		}
+	}
+	rec := array.NewRecord(t.dschema, cols, int64(t.rows))
+	for _, c := range cols {
+		c.Release()
+	}
+	return rec
 }
 
 // writer writes the batches flush hands over, in order, releasing each;
@@ -275,6 +335,12 @@ func (t *table) close(keep bool) error {
 		t.b.Release()
 		t.b = nil
 	}
+	for _, d := range t.dicts {
+		if d != nil {
+			d.release()
+		}
+	}
+	t.dicts = nil
 	if keep && err == nil {
 		if rerr := os.Rename(t.tmp, t.final); rerr != nil {
 			err = fmt.Errorf("parquet: table %s: %w", t.name, rerr)
@@ -314,9 +380,31 @@ func (r *row) end() error {
 	return r.t.endRow()
 }
 
-func (r *row) null() { r.next().AppendNull() }
+func (r *row) null() {
+	if d := r.dict(); d != nil {
+		d.appendNull()
+		r.i++
+		return
+	}
+	r.next().AppendNull()
+}
 
-func (r *row) str(s string) { r.next().(*array.StringBuilder).Append(s) }
+func (r *row) str(s string) {
+	if d := r.dict(); d != nil {
+		d.append(s)
+		r.i++
+		return
+	}
+	r.next().(*array.StringBuilder).Append(s)
+}
+
+// dict is the dictColumn of the next column, nil if it has none.
+func (r *row) dict() *dictColumn {
+	if r.t.dicts == nil {
+		return nil
+	}
+	return r.t.dicts[r.i]
+}
 
 // optStr appends NULL for "".
 func (r *row) optStr(s string) {

@@ -32,7 +32,8 @@ type Options struct {
 	// twice that many rows per table are held (one row group written
 	// while the next is collected).
 	RowGroupRows int
-	// CompressionLevel is the zstd level; 0 means the codec's default.
+	// CompressionLevel is the zstd level; 0 means the codec's default,
+	// and level 1 for the heap tables (heapCompressionLevel).
 	CompressionLevel int
 	// Allocator for Arrow buffers; nil means memory.DefaultAllocator.
 	Allocator memory.Allocator
@@ -93,8 +94,10 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 	if opts.RowGroupRows <= 0 {
 		opts.RowGroupRows = DefaultRowGroupRows
 	}
+	heapLevel := opts.CompressionLevel
 	if opts.CompressionLevel == 0 {
 		opts.CompressionLevel = compress.DefaultCompressionLevel
+		heapLevel = heapCompressionLevel
 	}
 	if opts.Allocator == nil {
 		opts.Allocator = memory.DefaultAllocator
@@ -117,6 +120,7 @@ func NewWriter(dir string, opts Options) (*Writer, error) {
 		tc := cfg
 		if slices.Contains(opts.HeapTables, name) {
 			tc.maxRows *= heapRowGroupFactor
+			tc.level, tc.pageSize = heapLevel, heapPageSize
 		}
 		t, err := newTable(tc, name)
 		if err != nil {

@@ -1,0 +1,113 @@
+package parquet
+
+import (
+	"slices"
+	"strings"
+	"unsafe"
+
+	"github.com/apache/arrow/go/v15/arrow"
+	"github.com/apache/arrow/go/v15/arrow/array"
+	"github.com/apache/arrow/go/v15/arrow/memory"
+)
+
+// dictColumn collects a string column of a heap table as indices into
+// the batch's distinct values, which the Parquet writer then takes as
+// they are for the column chunk's dictionary page (pqarrow's direct
+// dictionary write) instead of hashing every value again. The file is a
+// dictionary-encoded string column either way; only the writing is
+// cheaper. The heap tables' repeated strings (source, class, kind,
+// field name) are a few distinct values over millions of rows.
+//
+// The distinct values are kept in the order first seen, like the
+// writer's own dictionary, and reset with every batch (row group).
+type dictColumn struct {
+	ids  map[string]int32
+	vals *array.StringBuilder // the distinct values, by id
+	idx  *array.Int32Builder
+	typ  *arrow.DictionaryType
+
+	// recent holds ids of values seen, at a slot chosen by the address
+	// of their bytes: a row's repeated strings (a class's name) are
+	// mostly the very same string each time, found here without hashing
+	// their bytes. A slot whose string differs is looked up in ids.
+	recent [dictRecent]dictEntry
+}
+
+const dictRecent = 256
+
+type dictEntry struct {
+	s  string
+	id int32
+}
+
+func newDictColumn(mem memory.Allocator) *dictColumn {
+	return &dictColumn{
+		ids:  map[string]int32{},
+		vals: array.NewStringBuilder(mem),
+		idx:  array.NewInt32Builder(mem),
+		typ:  &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String},
+	}
+}
+
+func (d *dictColumn) append(s string) {
+	e := &d.recent[(uintptr(unsafe.Pointer(unsafe.StringData(s)))>>3)%dictRecent]
+	if e.s == s && s != "" {
+		d.idx.Append(e.id)
+		return
+	}
+	id, ok := d.ids[s]
+	if !ok {
+		id = int32(len(d.ids))
+		d.ids[strings.Clone(s)] = id
+		d.vals.Append(s)
+	}
+	*e = dictEntry{s: s, id: id}
+	d.idx.Append(id)
+}
+
+func (d *dictColumn) appendNull() { d.idx.AppendNull() }
+
+// newArray returns the batch's values as a dictionary array and starts
+// the next batch.
+func (d *dictColumn) newArray() arrow.Array {
+	vals, idx := d.vals.NewArray(), d.idx.NewArray()
+	defer vals.Release()
+	defer idx.Release()
+	clear(d.ids)
+	d.recent = [dictRecent]dictEntry{}
+	return array.NewDictionaryArray(d.typ, idx, vals)
+}
+
+func (d *dictColumn) release() {
+	d.vals.Release()
+	d.idx.Release()
+}
+
+// dictColumns returns, by field, the dictColumns of a heap table's
+// dictionary string columns (hasDictColumn), nil for the other fields;
+// nil for a table without any.
+func dictColumns(name string, schema *arrow.Schema, mem memory.Allocator) []*dictColumn {
+	if heapFields(name) == nil {
+		return nil
+	}
+	out := make([]*dictColumn, schema.NumFields())
+	for i, f := range schema.Fields() {
+		if hasDictColumn(name, f) {
+			out[i] = newDictColumn(mem)
+		}
+	}
+	return out
+}
+
+// hasDictColumn tells whether field f of heap table name is collected
+// by a dictColumn: a required string column with a dictionary (not in
+// uniqueColumns). Nullable columns are left to the writer: for the
+// statistics of a dictionary array with nulls Arrow v15 takes the
+// dictionary's values by the distinct indices, null among them, which
+// it cannot. These columns are written without statistics
+// (heapColumnProps): for a required column Arrow v15's direct dictionary
+// write counts minus one null per row, which arrow-rs rejects, and
+// min/max of names over a row group of unsorted rows prune nothing.
+func hasDictColumn(name string, f arrow.Field) bool {
+	return f.Type.ID() == arrow.STRING && !f.Nullable && !slices.Contains(uniqueColumns[name], f.Name)
+}
