@@ -12,3 +12,11 @@ tags=""
 machine() {
 	echo "machine: $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg); $(go version | cut -d' ' -f3); build tags: ${tags:-none}"
 }
+
+# timed CMD... runs CMD and prints "wall_s cpu_s max_rss_MB" (or "failed");
+# its standard output goes to $out/stdout, its standard error to $out/err.
+timed() {
+	/usr/bin/time -f "%e %U %S %M" -o "$out/t" "$@" >"$out/stdout" 2>"$out/err" || { echo "failed"; return; }
+	read -r wall user sys rss <"$out/t"
+	printf '%.2f %.2f %d' "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1000))"
+}

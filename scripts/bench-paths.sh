@@ -16,12 +16,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 memlimit=$root/../shared/bench/memlimit.sh
 . "$root/scripts/bench-build.sh"
 
-timed() { # timed CMD...: prints "wall cpu rss_MB"; standard output to $out/stdout
-	/usr/bin/time -f "%e %U %S %M" -o "$out/t" "$@" >"$out/stdout" 2>"$out/err" || { echo "failed"; return; }
-	read -r wall user sys rss <"$out/t"
-	printf '%.2f %.2f %d' "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1000))"
-}
-
 machine
 echo
 echo "| input | round | retained view: wall s, CPU s, max RSS MB | paths view | suspects | paths ÷ retained (wall, RSS) | suspects ÷ retained (wall, RSS) |"

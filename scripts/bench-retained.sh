@@ -17,12 +17,6 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 memlimit=$root/../shared/bench/memlimit.sh
 . "$root/scripts/bench-build.sh"
 
-timed() { # timed CMD...: prints "wall cpu rss_MB"
-	/usr/bin/time -f "%e %U %S %M" -o "$out/t" "$@" >/dev/null 2>"$out/err" || { echo "failed"; return; }
-	read -r wall user sys rss <"$out/t"
-	printf '%.2f %.2f %d' "$wall" "$(echo "$user + $sys" | bc)" "$((rss / 1000))"
-}
-
 machine
 echo
 echo "| input | round | heap view: wall s, CPU s, max RSS MB | retained view: wall s, CPU s, max RSS MB | retained ÷ heap (wall, CPU) |"
