@@ -224,14 +224,14 @@ func (fn *fieldNames) name(cls uint32, slot int32) (class, field string) {
 	c := &fn.classes[cls&^classObjFlag]
 	class = c.name
 	switch {
+	case slot == slotUnset: // before the statics: it is below them too
+		field = "<reference>"
 	case slot == slotElement:
 		field = graph.ElementField
 	case slot == slotLoader:
 		field = "<classloader>"
 	case slot <= slotStatic0:
 		field = fn.statics[uint64(cls&^classObjFlag)<<32|uint64(slotStatic0-slot)]
-	case slot == slotUnset:
-		field = "<reference>"
 	default:
 		class, field = fn.declared(c, slot)
 	}
