@@ -242,20 +242,12 @@ func (fn *fieldNames) name(cls uint32, slot int32) (class, field string) {
 // declared names the instance field at byte offset off of class c by the
 // class that declares it.
 func (fn *fieldNames) declared(c *layout, off int32) (class, field string) {
-	at := int32(0)
-	size := fn.layouts.IDSize()
-	fn.layouts.Chain(c.id, func(id uint64, k *lay.Class) bool {
-		for _, f := range k.Fields {
-			if at == off && f.Type == hprof.TypeObject {
-				class, field = fn.classNames[id], fn.names.String(f.NameID)
-				return false
+	if l := fn.layouts.Layout(fn.names, c.id); l != nil {
+		for _, f := range l.Fields {
+			if f.Off == off && f.Type == hprof.TypeObject {
+				return fn.classNames[f.Class], f.Name
 			}
-			at += int32(f.Type.Size(size))
 		}
-		return true
-	})
-	if field == "" {
-		return c.name, fmt.Sprintf("<field at %d>", off)
 	}
-	return class, field
+	return c.name, fmt.Sprintf("<field at %d>", off)
 }

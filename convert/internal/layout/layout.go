@@ -72,9 +72,10 @@ func (l *Layout) instanceAfterContended(m heapsize.Model) int64 {
 
 // Field is one instance field of a flattened layout.
 type Field struct {
-	Name string
-	Off  int32 // byte offset in the instance's field bytes
-	Type hprof.BasicType
+	Name  string
+	Off   int32 // byte offset in the instance's field bytes
+	Type  hprof.BasicType
+	Class uint64 // the class that declares it
 }
 
 // Layout is one class's instance layout, flattened over its super chain.
@@ -146,9 +147,6 @@ func (t *Table) Add(c *hprof.ClassRecord, j JVM) (dup bool) {
 }
 
 // Class is the CLASS DUMP of class id, nil if none.
-// IDSize is the size of the dump's IDs (and references) in bytes.
-func (t *Table) IDSize() int { return t.idSize }
-
 func (t *Table) Class(id uint64) *Class { return t.classes[id] }
 
 // Has reports whether class id has a CLASS DUMP.
@@ -215,9 +213,9 @@ func (t *Table) Layout(names Names, id uint64) *Layout {
 	}
 	l := &Layout{ID: id, Written: c.Size, idSize: t.idSize}
 	off := 0
-	known := t.Chain(id, func(_ uint64, k *Class) bool {
+	known := t.Chain(id, func(cid uint64, k *Class) bool {
 		for _, f := range k.Fields {
-			l.Fields = append(l.Fields, Field{Name: names.String(f.NameID), Off: int32(off), Type: f.Type})
+			l.Fields = append(l.Fields, Field{Name: names.String(f.NameID), Off: int32(off), Type: f.Type, Class: cid})
 			if f.Type == hprof.TypeObject {
 				l.Refs = append(l.Refs, int32(off))
 			}

@@ -22,7 +22,8 @@ func field(name uint64, t hprof.BasicType) hprof.FieldDecl {
 }
 
 // TestLayoutFlattens: a class's own fields come first, then its super
-// class's, at offsets that add up the field sizes (8-byte IDs here);
+// class's, at offsets that add up the field sizes (8-byte IDs here), each
+// with the class that declares it;
 // references are listed with their offsets, and the size model counts
 // the whole chain.
 func TestLayoutFlattens(t *testing.T) {
@@ -30,7 +31,7 @@ func TestLayoutFlattens(t *testing.T) {
 	tb.Add(class(100, 0, field(2, hprof.TypeInt)), JVM{})                                // base: int hash
 	tb.Add(class(200, 100, field(5, hprof.TypeObject), field(3, hprof.TypeByte)), JVM{}) // key, coder
 	l := tb.Layout(fieldNames, 200)
-	want := []Field{{"key", 0, hprof.TypeObject}, {"coder", 8, hprof.TypeByte}, {"hash", 9, hprof.TypeInt}}
+	want := []Field{{"key", 0, hprof.TypeObject, 200}, {"coder", 8, hprof.TypeByte, 200}, {"hash", 9, hprof.TypeInt, 100}}
 	if len(l.Fields) != len(want) {
 		t.Fatalf("fields %v, want %v", l.Fields, want)
 	}
