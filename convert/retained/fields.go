@@ -47,25 +47,30 @@ func (s *scanner) fieldsPass(ctx context.Context, h *holdTree, ix *idIndex) erro
 	}
 	var mu sync.Mutex
 	h.statics = map[uint64]string{}
-	rv := &refVisitor{file: s.in.File, segs: s.in.Segments, dump: s.in.Dump, idSize: s.idSize, ix: ix,
-		classes: s.classes, classIx: s.classIx, unknown: s.unknown, names: s.in.Names, sequential: s.stats.Duplicates > 0,
-		want: parents.Has,
-		ref: func(v, j uint32, slot int32) bool {
-			// An object's slot is written only by the one record of its
-			// parent: no two workers write one slot.
-			if h.parent[j] != v+1 || h.slot[j] != slotUnset {
-				return false
-			}
-			h.slot[j] = slot
-			return true
-		},
-		static: func(cls uint32, i int, name string) {
-			mu.Lock()
-			h.statics[uint64(cls)<<32|uint64(i)] = name
-			mu.Unlock()
-		},
+	rv := s.refVisitor(ix)
+	rv.want = parents.Has
+	rv.ref = func(v, j uint32, slot int32) bool {
+		// An object's slot is written only by the one record of its
+		// parent: no two workers write one slot.
+		if h.parent[j] != v+1 || h.slot[j] != slotUnset {
+			return false
+		}
+		h.slot[j] = slot
+		return true
+	}
+	rv.static = func(cls uint32, i int, name string) {
+		mu.Lock()
+		h.statics[uint64(cls)<<32|uint64(i)] = name
+		mu.Unlock()
 	}
 	return rv.run(ctx)
+}
+
+// refVisitor is a pass over the dump's references, looking IDs up in ix;
+// the caller sets what it wants and takes.
+func (s *scanner) refVisitor(ix *idIndex) refVisitor {
+	return refVisitor{file: s.in.File, segs: s.in.Segments, dump: s.in.Dump, idSize: s.idSize, ix: ix,
+		classes: s.classes, classIx: s.classIx, unknown: s.unknown, names: s.in.Names, sequential: s.stats.Duplicates > 0}
 }
 
 // refVisitor reads the dump once more and calls ref for each reference

@@ -31,17 +31,16 @@ type holdTree struct {
 	// start is the root of each start that is a root record's object;
 	// a class object started for its statics has none.
 	start map[uint32]Root
-	// slot is the field of its parent that holds each object (see
-	// fieldSlot); set by the fields pass.
+	// slot is the field of its parent that holds each object (the slot
+	// constants in fields.go); set by the fields pass.
 	slot []int32
 	// statics names the static fields that hold an object on the tree:
 	// class number << 32 | the static's index → its name.
 	statics map[uint64]string
 }
 
-// holdWalk is a breadth-first walk about to start (startHolders): what
-// it reads of the scanner's maps and lists is taken before it starts,
-// so that it runs beside the depth-first numbering, which adds to them.
+// holdWalk is a breadth-first walk about to start (startHolders), with
+// the starts it takes from the scanner's roots, most telling first.
 type holdWalk struct {
 	s      *scanner
 	h      *holdTree
@@ -54,8 +53,7 @@ type holdWalk struct {
 	classStarts []uint32
 }
 
-// startHolders readies the walk (see holdTree) while nothing else
-// reads or writes the scanner.
+// startHolders readies the walk (see holdTree).
 func (s *scanner) startHolders() *holdWalk {
 	n := len(s.obj.w)
 	hw := &holdWalk{s: s, isWeak: domtree.NewBitset(nil, n), seen: domtree.NewBitset(nil, n), used: make([]bool, len(s.classes)),

@@ -84,8 +84,7 @@ func (s *scanner) keepHolds(ctx context.Context, res *Result) error {
 		fields: &fieldNames{layouts: s.in.Layouts, names: s.in.Names, classes: s.classes, statics: s.hold.statics,
 			classNames: s.in.ClassNames, cache: map[uint64][2]string{}},
 		rev: s.rev, arena: s.ha, answers: !s.rowsKeep,
-		visit: refVisitor{file: s.in.File, segs: s.in.Segments, dump: s.in.Dump, idSize: s.idSize, ix: res.ids,
-			classes: s.classes, classIx: s.classIx, unknown: s.unknown, names: s.in.Names, sequential: s.stats.Duplicates > 0},
+		visit: s.refVisitor(res.ids),
 	}
 	s.hold, s.objByNum, s.rev, s.ha = nil, objWords{}, nil, nil
 	return nil

@@ -55,8 +55,12 @@ func (o *objWords) class(v uint32) uint32 {
 	if isWide(w) {
 		return o.wide[v].cls
 	}
-	return w&classObjFlag | (w&^classObjFlag)>>sizeBits
+	return wordClass(w)
 }
+
+// wordClass is the class number (flagged for class objects) a word that
+// is not wide holds.
+func wordClass(w uint32) uint32 { return w&classObjFlag | (w&^classObjFlag)>>sizeBits }
 
 // noteClass sets used for the class of object v, unless v is a class
 // object: the classes with a reached instance, whose class objects are

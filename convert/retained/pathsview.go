@@ -141,7 +141,7 @@ func (b *pathsBuilder) add(v uint32, o *objGather, i int) {
 	h, t := b.h, b.t
 	p := o.parent[i]
 	w := o.w[i]
-	cls, shallow := w&classObjFlag|(w&^classObjFlag)>>sizeBits, int64(w&wideSize)
+	cls, shallow := wordClass(w), int64(w&wideSize)
 	if isWide(w) {
 		cls, shallow = h.obj.class(v), h.obj.shallow(v)
 	}

@@ -498,8 +498,7 @@ func (s *scanner) closeArena() error {
 	return a.Close()
 }
 
-// rootKindNames orders root kinds for naming a root object reached by
-// several root records: the first record in the dump wins.
+// rootKindName names a root kind as a Java user says it (rootNames).
 func rootKindName(t hprof.SubTag) string {
 	switch t {
 	case classRootKind:
