@@ -20,16 +20,12 @@ type rootNamer struct {
 	d      *binData
 	st     *frames.Stacks
 	stacks map[uint32]graph.StackID // thread serial → its stack at dump time
-	names  map[uint32]string        // thread serial → the name of its thread object
 }
 
 func newRootNamer(d *binData, st *frames.Stacks) *rootNamer {
-	n := &rootNamer{d: d, st: st, stacks: map[uint32]graph.StackID{}, names: map[uint32]string{}}
+	n := &rootNamer{d: d, st: st, stacks: map[uint32]graph.StackID{}}
 	if d.dump != nil {
 		for _, t := range d.dump.ThreadRoots {
-			if _, ok := n.names[t.ThreadSerial]; !ok && t.Name != "" {
-				n.names[t.ThreadSerial] = t.Name
-			}
 			if _, ok := n.stacks[t.ThreadSerial]; ok {
 				continue
 			}
@@ -45,10 +41,7 @@ func newRootNamer(d *binData, st *frames.Stacks) *rootNamer {
 
 // thread is the root frame naming thread serial (`thread "main"`).
 func (n *rootNamer) thread(serial uint32) graph.Frame {
-	name := n.names[serial]
-	if name == "" {
-		name = threadName(n.d, serial)
-	}
+	name := threadName(n.d, serial)
 	if name == "" {
 		name = fmt.Sprintf("thread-serial-%d", serial)
 	}
@@ -58,14 +51,13 @@ func (n *rootNamer) thread(serial uint32) graph.Frame {
 // frame is frame number k of thread serial's stack (0: the innermost),
 // or a root frame saying its number when the stack has no such frame.
 func (n *rootNamer) frame(g *graph.Graph, serial, k uint32) graph.FrameID {
-	if st, ok := n.stacks[serial]; ok && st != 0 && int(k) < len(g.Stacks[st]) {
-		return g.Stacks[st][k]
+	st, ok := n.stacks[serial]
+	if !ok { // a thread with no thread object root: its own STACK TRACE
+		st = n.st.StackOfThread(serial)
+		n.stacks[serial] = st
 	}
-	if n.stacks[serial] == 0 {
-		n.stacks[serial] = n.st.StackOfThread(serial)
-		if st := n.stacks[serial]; st != 0 && int(k) < len(g.Stacks[st]) {
-			return g.Stacks[st][k]
-		}
+	if st != 0 && int(k) < len(g.Stacks[st]) {
+		return g.Stacks[st][k]
 	}
 	return g.Frame(graph.Frame{Kind: graph.KindRoot, Class: fmt.Sprintf("frame %d", k)})
 }
