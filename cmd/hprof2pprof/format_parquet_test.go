@@ -11,8 +11,6 @@ import (
 	"slices"
 	"sort"
 	"testing"
-
-	"github.com/google/pprof/profile"
 )
 
 // TestConvertParquet runs `convert --format parquet -d DIR` and
@@ -45,15 +43,7 @@ func TestConvertParquet(t *testing.T) {
 			t.Fatalf("no pprof files for %s", in)
 		}
 		for _, m := range matches {
-			f, err := os.Open(m)
-			if err != nil {
-				t.Fatal(err)
-			}
-			p, err := profile.Parse(f)
-			f.Close()
-			if err != nil {
-				t.Fatalf("%s: %v", m, err)
-			}
+			p := readPprof(t, m)
 			view := filepath.Ext(m[:len(m)-len(".pb.gz")])[1:]
 			for i, st := range p.SampleType {
 				var sum int64

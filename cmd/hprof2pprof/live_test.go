@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/pprof/profile"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	profilespb "go.opentelemetry.io/proto/otlp/profiles/v1development"
 
@@ -131,15 +130,7 @@ func startAgent(t *testing.T, args ...string) *lockedBuffer {
 // most bytes.
 func biggestPprofClass(t *testing.T, path string) string {
 	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readPprof(t, path)
 	idx := len(p.SampleType) - 1
 	by := map[string]int64{}
 	for _, s := range p.Sample {

@@ -10,8 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/google/pprof/profile"
 )
 
 // lambdaSamples counts, from a text report's own TRACE records and CPU
@@ -118,15 +116,7 @@ func TestDiffBaseMatchesLambdas(t *testing.T) {
 
 	// The exact names are the functions' system names, and the profile
 	// with functions alike in name is valid.
-	f, err := os.Open(pa)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	p, err := profile.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := readPprof(t, pa)
 	if err := p.CheckValid(); err != nil {
 		t.Fatal(err)
 	}

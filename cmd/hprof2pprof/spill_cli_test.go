@@ -39,7 +39,8 @@ func TestRetainedSpillFlags(t *testing.T) {
 	}
 }
 
-func totals(t *testing.T, path string) [2]int64 {
+// readPprof parses the pprof file at path, as go tool pprof reads it.
+func readPprof(t *testing.T, path string) *profile.Profile {
 	t.Helper()
 	f, err := os.Open(path)
 	if err != nil {
@@ -48,8 +49,14 @@ func totals(t *testing.T, path string) [2]int64 {
 	defer f.Close()
 	p, err := profile.Parse(f)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
+	return p
+}
+
+func totals(t *testing.T, path string) [2]int64 {
+	t.Helper()
+	p := readPprof(t, path)
 	var sum [2]int64
 	for _, s := range p.Sample {
 		for i := range min(2, len(s.Value)) {

@@ -225,11 +225,7 @@ func (o *remoteOut) readMark(ctx context.Context, local string) *doneMark {
 	if err != nil {
 		return nil
 	}
-	var m doneMark
-	if json.Unmarshal(data, &m) != nil {
-		return nil
-	}
-	return &m
+	return parseMark(data)
 }
 
 // writeMark writes a done mark next to the remote outputs.

@@ -41,6 +41,11 @@ func readMark(path string) *doneMark {
 	if err != nil {
 		return nil
 	}
+	return parseMark(data)
+}
+
+// parseMark decodes a mark's bytes, nil when they are no mark.
+func parseMark(data []byte) *doneMark {
 	var m doneMark
 	if json.Unmarshal(data, &m) != nil {
 		return nil
