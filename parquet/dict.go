@@ -23,7 +23,7 @@ import (
 type dictColumn struct {
 	ids  map[string]int32
 	vals *array.StringBuilder // the distinct values, by id
-	idx  *array.Int32Builder
+	idx  i32Column
 	typ  *arrow.DictionaryType
 
 	// recent holds ids of values seen, at a slot chosen by the address
@@ -40,11 +40,11 @@ type dictEntry struct {
 	id int32
 }
 
-func newDictColumn(mem memory.Allocator) *dictColumn {
+func newDictColumn(mem memory.Allocator, nullable bool) *dictColumn {
 	return &dictColumn{
+		idx:  i32Column{nullable: nullable},
 		ids:  map[string]int32{},
 		vals: array.NewStringBuilder(mem),
-		idx:  array.NewInt32Builder(mem),
 		typ:  &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String},
 	}
 }
@@ -52,7 +52,7 @@ func newDictColumn(mem memory.Allocator) *dictColumn {
 func (d *dictColumn) append(s string) {
 	e := &d.recent[(uintptr(unsafe.Pointer(unsafe.StringData(s)))>>3)%dictRecent]
 	if e.s == s && s != "" {
-		d.idx.Append(e.id)
+		d.idx.append(e.id, true)
 		return
 	}
 	id, ok := d.ids[s]
@@ -62,15 +62,15 @@ func (d *dictColumn) append(s string) {
 		d.vals.Append(s)
 	}
 	*e = dictEntry{s: s, id: id}
-	d.idx.Append(id)
+	d.idx.append(id, true)
 }
 
-func (d *dictColumn) appendNull() { d.idx.AppendNull() }
+func (d *dictColumn) appendNull() { d.idx.append(0, false) }
 
 // newArray returns the batch's values as a dictionary array and starts
 // the next batch.
 func (d *dictColumn) newArray() arrow.Array {
-	vals, idx := d.vals.NewArray(), d.idx.NewArray()
+	vals, idx := d.vals.NewArray(), d.idx.newArray()
 	defer vals.Release()
 	defer idx.Release()
 	clear(d.ids)
@@ -78,10 +78,7 @@ func (d *dictColumn) newArray() arrow.Array {
 	return array.NewDictionaryArray(d.typ, idx, vals)
 }
 
-func (d *dictColumn) release() {
-	d.vals.Release()
-	d.idx.Release()
-}
+func (d *dictColumn) release() { d.vals.Release() }
 
 // dictColumns returns, by field, the dictColumns of a heap table's
 // dictionary string columns (hasDictColumn), nil for the other fields;
@@ -93,21 +90,21 @@ func dictColumns(name string, schema *arrow.Schema, mem memory.Allocator) []*dic
 	out := make([]*dictColumn, schema.NumFields())
 	for i, f := range schema.Fields() {
 		if hasDictColumn(name, f) {
-			out[i] = newDictColumn(mem)
+			out[i] = newDictColumn(mem, f.Nullable)
 		}
 	}
 	return out
 }
 
 // hasDictColumn tells whether field f of heap table name is collected
-// by a dictColumn: a required string column with a dictionary (not in
-// uniqueColumns). Nullable columns are left to the writer: for the
-// statistics of a dictionary array with nulls Arrow v15 takes the
-// dictionary's values by the distinct indices, null among them, which
-// it cannot. These columns are written without statistics
-// (heapColumnProps): for a required column Arrow v15's direct dictionary
-// write counts minus one null per row, which arrow-rs rejects, and
-// min/max of names over a row group of unsorted rows prune nothing.
+// by a dictColumn: a string column with a dictionary (not in
+// uniqueColumns), required or not. These columns are written without
+// statistics (heapColumnProps), which Arrow v15 gets wrong for
+// dictionary arrays written directly: for a required column it counts
+// minus one null per row, which arrow-rs rejects, and for a column with
+// nulls it fails, taking the dictionary's values by the distinct
+// indices, null among them. Min/max of names over a row group of
+// unsorted rows prune nothing anyway.
 func hasDictColumn(name string, f arrow.Field) bool {
-	return f.Type.ID() == arrow.STRING && !f.Nullable && !slices.Contains(uniqueColumns[name], f.Name)
+	return f.Type.ID() == arrow.STRING && !slices.Contains(uniqueColumns[name], f.Name)
 }

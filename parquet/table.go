@@ -42,6 +42,9 @@ type table struct {
 	// dschema is the schema of the batches they make.
 	dicts   []*dictColumn
 	dschema *arrow.Schema
+	// i64s are, by field, a heap table's int64 columns (i64Column), nil
+	// for the other fields and the other tables.
+	i64s []*i64Column
 
 	batches chan arrow.Record // to the writer goroutine; nil until the first batch
 	done    chan struct{}     // closed when the writer has returned
@@ -93,6 +96,7 @@ func newTable(cfg tableConfig, name string) (*table, error) {
 		return nil, fmt.Errorf("parquet: table %s: %w", name, err)
 	}
 	t.b = array.NewRecordBuilder(cfg.mem, schema)
+	t.i64s = i64Columns(name, schema)
 	if cfg.format == FormatParquet {
 		t.dicts = dictColumns(name, schema, cfg.mem)
 	}
@@ -265,18 +269,25 @@ func (t *table) flush() error {
 // newRecord returns the buffered rows as a record and empties the
 // builders.
 func (t *table) newRecord() arrow.Record {
-	if t.dicts == nil {
+	if t.dicts == nil && t.i64s == nil {
 		return t.b.NewRecord()
 	}
-	cols := make([]arrow.Array, len(t.dicts))
-	for i, d := range t.dicts {
-		if d != nil {
-			cols[i] = d.newArray()
-		} else {
+	schema := t.b.Schema()
+	if t.dschema != nil {
+		schema = t.dschema
+	}
+	cols := make([]arrow.Array, schema.NumFields())
+	for i := range cols {
+		switch {
+		case t.dicts != nil && t.dicts[i] != nil:
+			cols[i] = t.dicts[i].newArray()
+		case t.i64s != nil && t.i64s[i] != nil:
+			cols[i] = t.i64s[i].newArray()
+		default:
 			cols[i] = t.b.Field(i).NewArray()
 		}
 	}
-	rec := array.NewRecord(t.dschema, cols, int64(t.rows))
+	rec := array.NewRecord(schema, cols, int64(t.rows))
 	for _, c := range cols {
 		c.Release()
 	}
@@ -386,6 +397,11 @@ func (r *row) null() {
 		r.i++
 		return
 	}
+	if c := r.i64Column(); c != nil {
+		c.appendNull()
+		r.i++
+		return
+	}
 	r.next().AppendNull()
 }
 
@@ -415,7 +431,22 @@ func (r *row) optStr(s string) {
 	r.str(s)
 }
 
-func (r *row) i64(v int64) { r.next().(*array.Int64Builder).Append(v) }
+func (r *row) i64(v int64) {
+	if c := r.i64Column(); c != nil {
+		c.append(v)
+		r.i++
+		return
+	}
+	r.next().(*array.Int64Builder).Append(v)
+}
+
+// i64Column is the i64Column of the next column, nil if it has none.
+func (r *row) i64Column() *i64Column {
+	if r.t.i64s == nil {
+		return nil
+	}
+	return r.t.i64s[r.i]
+}
 func (r *row) i32(v int32) { r.next().(*array.Int32Builder).Append(v) }
 
 // optI64 appends NULL when ok is false.
