@@ -1,6 +1,7 @@
 package convert
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/describe"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/frames"
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/heapdump"
+	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
 )
@@ -61,7 +63,11 @@ type binReader struct {
 	file *os.File
 	size int64
 
-	heap         *heapdump.Dump // the dump being read
+	heap *heapdump.Dump // the dump being read
+	// scan parses the spans of heap that came before the ones pending,
+	// while the first pass reads on (parallel.go); nil when none is.
+	scan         *heapdump.SpanScan
+	window       int64 // spanWindow, or the tests' (testhooks.Hooks.SpanWindow)
 	progressNext int64
 }
 
@@ -89,6 +95,7 @@ func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Opti
 	g.Source.IDSize = r.Header.IDSize
 	g.Source.Time = r.Header.Time
 	d := newBinReader(g, r, opts)
+	d.window = cmp.Or(testhooks.From(ctx).SpanWindow, spanWindow)
 	d.in = in
 	if file, ok := in.ReaderAt().(*os.File); ok {
 		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
@@ -96,7 +103,7 @@ func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Opti
 		}
 	}
 	runErr := d.run(ctx)
-	if h := d.heap; h != nil && h.Pending() > 0 {
+	if h := d.heap; h != nil && d.unscanned(h) {
 		// The input ended inside a dump: count what it holds.
 		if err := d.scanSpans(ctx, h); err != nil && runErr == nil {
 			runErr = err

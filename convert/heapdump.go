@@ -105,6 +105,11 @@ func (d *binReader) spanRecord(ctx context.Context, h *heapdump.Dump, rec hprof.
 		d.r.Skip() // to the end of the input, as the stream ends there too
 		return true, err
 	}
+	if h.PendingBytes() >= d.window && !d.android() {
+		if err := d.startScan(ctx, h); err != nil {
+			return false, err
+		}
+	}
 	return false, d.r.Skip()
 }
 
@@ -115,7 +120,7 @@ func (d *binReader) endDump(ctx context.Context) error {
 		return nil // HEAP DUMP END after a HEAP DUMP record, or stray
 	}
 	d.heap = nil
-	if h.Pending() > 0 {
+	if d.unscanned(h) {
 		if err := d.scanSpans(ctx, h); err != nil {
 			d.dump = h
 			return err

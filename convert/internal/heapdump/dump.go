@@ -61,6 +61,8 @@ type Dump struct {
 	// pending are the spans not scanned yet: they are parsed when the
 	// dump ends (ScanSpans).
 	pending []hprof.Segment
+	// pendingBytes are the bytes of the pending spans.
+	pendingBytes int64
 	// SpanIDs sum up the object IDs of the scanned spans, in input order
 	// (fewer when a damaged span ended the scan).
 	SpanIDs []idnote.IDRange
@@ -159,6 +161,7 @@ func (h *Dump) Streamed() bool { return h.nStreamed > 0 }
 func (h *Dump) Span(sp hprof.Segment) {
 	h.streamed = append(h.streamed, false)
 	h.pending = append(h.pending, sp)
+	h.pendingBytes += sp.N
 }
 
 // Spanned reports whether a heap record of the dump was noted as a span.
@@ -166,6 +169,9 @@ func (h *Dump) Spanned() bool { return len(h.streamed) > h.nStreamed }
 
 // Pending is how many spans wait for ScanSpans.
 func (h *Dump) Pending() int { return len(h.pending) }
+
+// PendingBytes are the bytes of the spans waiting for ScanSpans.
+func (h *Dump) PendingBytes() int64 { return h.pendingBytes }
 
 // Records are the windows of the dump's heap records on f (in input
 // order), spans first and then the streamed ones; ok is false when f did

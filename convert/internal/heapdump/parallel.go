@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"os"
+	"slices"
 	"sync"
 
 	"github.com/hprof2pprof/hprof2pprof/convert/hprof"
@@ -38,77 +39,140 @@ type SpanFile struct {
 // ScanSpans parses the spans of the dump noted so far (Span) on several
 // workers and adds what they found, in span order.
 func (h *Dump) ScanSpans(ctx context.Context, env Env, sf SpanFile) error {
-	spans := h.pending
-	h.pending = nil
-	results := make([]SpanResult, len(spans))
-	aggs := make([]*Agg, max(1, sf.Workers))
+	return h.StartScan(ctx, sf).Finish(env)
+}
+
+// SpanScan is a parse of spans running on workers (StartScan) while the
+// caller reads on; Finish waits for it and adds what it found.
+type SpanScan struct {
+	h       *Dump
+	sf      SpanFile
+	spans   []hprof.Segment
+	results []SpanResult
+	aggs    []*Agg
+	err     error         // the context's, if it ended the scan
+	done    chan struct{} // closed when the workers have returned
+}
+
+// StartScan parses the spans noted so far on sf.Workers workers, in the
+// background: the Dump is not touched until Finish (but for an Android
+// dump's heaps, sf.TrackHeaps, whose one worker follows h.Heaps: call
+// Finish before the next record is read). Progress is reported as the
+// spans are handed to the workers.
+func (h *Dump) StartScan(ctx context.Context, sf SpanFile) *SpanScan {
+	s := &SpanScan{h: h, sf: sf, spans: h.pending, done: make(chan struct{})}
+	h.pending, h.pendingBytes = nil, 0
+	s.results = make([]SpanResult, len(s.spans))
+	s.aggs = make([]*Agg, max(1, sf.Workers))
+	for w := range s.aggs {
+		s.aggs[w] = sf.NewAgg()
+		if len(s.aggs) == 1 && sf.TrackHeaps {
+			s.aggs[w].TrackHeaps(&h.Heaps)
+		}
+	}
+	go s.run(ctx)
+	return s
+}
+
+func (s *SpanScan) run(ctx context.Context) {
+	defer close(s.done)
+	sf := s.sf
 	next := make(chan int)
 	var wg sync.WaitGroup
-	for w := range aggs {
-		aggs[w] = sf.NewAgg()
-		if len(aggs) == 1 && sf.TrackHeaps {
-			aggs[w].TrackHeaps(&h.Heaps)
-		}
+	for _, agg := range s.aggs {
 		wg.Add(1)
-		go func(agg *Agg) {
+		go func() {
 			defer wg.Done()
-			h.scanWorker(sf, spans, results, next, agg)
-		}(aggs[w])
+			s.h.scanWorker(sf, s.spans, s.results, next, agg, len(s.aggs) == 1)
+		}()
 	}
-	var err error
-	for i := range spans {
-		if err = ctx.Err(); err != nil {
+	for i := range s.spans {
+		if s.err = ctx.Err(); s.err != nil {
 			break
 		}
 		next <- i
 		if sf.Progress != nil {
-			sf.Progress(spans[i].Rec.Offset)
+			sf.Progress(s.spans[i].Rec.Offset)
 		}
 	}
 	close(next)
 	wg.Wait()
-	if err != nil {
-		return err
+}
+
+// Finish waits for the scan and adds what it found to the Dump, in span
+// order. At the first span with damage it stops, and drops the spans
+// noted since the scan started: like the streaming path, nothing after
+// the damage is counted.
+func (s *SpanScan) Finish(env Env) error {
+	<-s.done
+	if s.err != nil {
+		return s.err
 	}
-	for _, a := range aggs {
+	h := s.h
+	if bad := slices.IndexFunc(s.results, func(r SpanResult) bool { return r.Err != nil }); bad >= 0 && len(s.aggs) > 1 {
+		s.recount(bad)
+	}
+	for _, a := range s.aggs {
 		h.Agg.Merge(a)
 	}
-	for i := range results {
-		if err := h.AddSpan(env, &results[i]); err != nil {
-			// Like the streaming path, stop at the first damage: the
-			// spans after it are not counted.
+	for i := range s.results {
+		if err := h.AddSpan(env, &s.results[i]); err != nil {
+			h.pending, h.pendingBytes = nil, 0
 			return err
 		}
 	}
 	return nil
 }
 
+// recount counts the spans up to the one with damage, bad, again on one
+// worker: the workers counted the spans after it too.
+func (s *SpanScan) recount(bad int) {
+	agg := s.sf.NewAgg()
+	s.aggs = []*Agg{agg}
+	next := make(chan int)
+	go func() {
+		for i := range bad + 1 {
+			next <- i
+		}
+		close(next)
+	}()
+	s.h.scanWorker(s.sf, s.spans, s.results, next, agg, true)
+}
+
 // scanWorker scans the spans whose indices come from next into results,
-// counting into agg.
-func (h *Dump) scanWorker(sf SpanFile, spans []hprof.Segment, results []SpanResult, next <-chan int, agg *Agg) {
+// counting into agg. A worker that has the spans in order (inOrder)
+// counts none after one with damage.
+func (h *Dump) scanWorker(sf SpanFile, spans []hprof.Segment, results []SpanResult, next <-chan int, agg *Agg, inOrder bool) {
 	if sf.NoCounts {
 		agg = nil // ScanSpan counts nothing
 	}
 	var buf []byte
+	damaged := false
 	for i := range next {
-		sp := spans[i]
-		if f, ok := sf.File.(*os.File); ok && sf.Map {
-			if body, unmap, ok := source.Map(f, sp.Off, sp.N); ok {
-				err := source.GuardFaults(func() { results[i] = ScanSpan(sp.Rec, body, h.IDSize, agg, sf.Objects) })
-				unmap()
-				if err != nil {
-					results[i] = SpanResult{Err: err}
-				}
-				continue
-			}
+		if !damaged {
+			results[i] = h.scanOne(sf, spans[i], &buf, agg)
+			damaged = inOrder && results[i].Err != nil
 		}
-		body, err := sp.Body(&buf)
-		if err != nil {
-			results[i].Err = err
-			continue
-		}
-		results[i] = ScanSpan(sp.Rec, body, h.IDSize, agg, sf.Objects)
 	}
+}
+
+// scanOne scans span sp, mapped or read into buf.
+func (h *Dump) scanOne(sf SpanFile, sp hprof.Segment, buf *[]byte, agg *Agg) (res SpanResult) {
+	if f, ok := sf.File.(*os.File); ok && sf.Map {
+		if body, unmap, ok := source.Map(f, sp.Off, sp.N); ok {
+			err := source.GuardFaults(func() { res = ScanSpan(sp.Rec, body, h.IDSize, agg, sf.Objects) })
+			unmap()
+			if err != nil {
+				res = SpanResult{Err: err}
+			}
+			return res
+		}
+	}
+	body, err := sp.Body(buf)
+	if err != nil {
+		return SpanResult{Err: err}
+	}
+	return ScanSpan(sp.Rec, body, h.IDSize, agg, sf.Objects)
 }
 
 // FileSegments are the spans of a plain file as the retained view reads

@@ -16,6 +16,10 @@ type Hooks struct {
 	// Sequential reads plain files as one stream, without the parallel
 	// heap pass (tests compare the two paths).
 	Sequential bool
+	// SpanWindow, when set, is how many bytes of spans the first pass
+	// notes before the workers parse them (spanWindow otherwise), so
+	// that the small fixtures are parsed in several windows.
+	SpanWindow int64
 	// Retained, when set, receives the retained analysis for per-object
 	// queries.
 	Retained *Retained
