@@ -7,8 +7,9 @@
 //
 // A dump is read either as a stream of sub-records (Dump.Stream,
 // Dump.Sub) or, for plain files, as spans noted as the first pass goes
-// (Dump.Span) and parsed in parallel when the dump ends (Dump.ScanSpans:
-// ScanSpan, merged with Dump.AddSpan); both count into an Agg, so their
+// (Dump.Span) and parsed in parallel a window at a time while the first
+// pass reads on (Dump.StartScan, SpanScan.Finish; Dump.ScanSpans for the
+// rest: ScanSpan, merged with Dump.AddSpan); both count into an Agg, so their
 // results are equal. The dump keeps how each of its records was read and
 // the object IDs each holds, not where the records are: that is noted
 // once, by the input's hprof.File, and the passes after the first

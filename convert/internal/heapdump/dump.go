@@ -58,8 +58,8 @@ type Dump struct {
 	// by the input's hprof.File (File.Segments).
 	streamed  []bool
 	nStreamed int
-	// pending are the spans not scanned yet: they are parsed when the
-	// dump ends (ScanSpans).
+	// pending are the spans not scanned yet: they are parsed a window at
+	// a time (StartScan) or when the dump ends (ScanSpans).
 	pending []hprof.Segment
 	// pendingBytes are the bytes of the pending spans.
 	pendingBytes int64

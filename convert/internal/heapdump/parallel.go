@@ -13,8 +13,9 @@ import (
 
 // The parallel path for plain files. Top-level records are read as a
 // stream that seeks over heap records; each HEAP DUMP SEGMENT of the dump
-// to convert is noted as a span and, when the dump ends, the spans are
-// read (ReadAt, into one buffer per worker) and parsed by several
+// to convert is noted as a span and, a window of spans at a time while
+// the first pass reads on (StartScan) and at the dump's end, the spans
+// are mapped (or read into one buffer per worker) and parsed by several
 // workers at once: a sub-record never crosses its record, so segments
 // are independent. Each worker counts into its own Agg; the results
 // are merged in segment order, so the output equals the streaming
