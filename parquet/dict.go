@@ -25,6 +25,7 @@ type dictColumn struct {
 	vals *array.StringBuilder // the distinct values, by id
 	idx  i32Column
 	typ  *arrow.DictionaryType
+	mem  memory.Allocator
 
 	// recent holds ids of values seen, at a slot chosen by the address
 	// of their bytes: a row's repeated strings (a class's name) are
@@ -46,6 +47,7 @@ func newDictColumn(mem memory.Allocator, nullable bool) *dictColumn {
 		ids:  map[string]int32{},
 		vals: array.NewStringBuilder(mem),
 		typ:  &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String},
+		mem:  mem,
 	}
 }
 
@@ -68,14 +70,33 @@ func (d *dictColumn) append(s string) {
 func (d *dictColumn) appendNull() { d.idx.append(0, false) }
 
 // newArray returns the batch's values as a dictionary array and starts
-// the next batch.
+// the next batch. A batch of a nullable column without a NULL is a plain
+// string array instead: Arrow v15 writes a dictionary array of a
+// nullable column that has no NULL through a path that slices its
+// indices wrongly past the first 1,024 (columnWriter.maybeReplaceValidity
+// takes bytes [offset×4, length×4)), failing or writing wrong indices.
+// The writer then hashes the values into the chunk's dictionary itself.
 func (d *dictColumn) newArray() arrow.Array {
 	vals, idx := d.vals.NewArray(), d.idx.newArray()
 	defer vals.Release()
 	defer idx.Release()
 	clear(d.ids)
 	d.recent = [dictRecent]dictEntry{}
+	if d.idx.nullable && idx.NullN() == 0 {
+		return d.dense(vals.(*array.String), idx.(*array.Int32))
+	}
 	return array.NewDictionaryArray(d.typ, idx, vals)
+}
+
+// dense is the string array of the values idx picks from vals.
+func (d *dictColumn) dense(vals *array.String, idx *array.Int32) arrow.Array {
+	b := array.NewStringBuilder(d.mem)
+	defer b.Release()
+	b.Reserve(idx.Len())
+	for _, i := range idx.Int32Values() {
+		b.Append(vals.Value(int(i)))
+	}
+	return b.NewArray()
 }
 
 func (d *dictColumn) release() { d.vals.Release() }

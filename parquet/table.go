@@ -287,6 +287,14 @@ func (t *table) newRecord() arrow.Record {
 			cols[i] = t.b.Field(i).NewArray()
 		}
 	}
+	if t.dicts != nil {
+		// A dictionary column's batch may be a plain array (dictColumn).
+		fields := schema.Fields()
+		for i, c := range cols {
+			fields[i].Type = c.DataType()
+		}
+		schema = arrow.NewSchema(fields, nil)
+	}
 	rec := array.NewRecord(schema, cols, int64(t.rows))
 	for _, c := range cols {
 		c.Release()
