@@ -16,6 +16,7 @@ import (
 	"github.com/hprof2pprof/hprof2pprof/convert/internal/testhooks"
 	"github.com/hprof2pprof/hprof2pprof/convert/javaname"
 	"github.com/hprof2pprof/hprof2pprof/convert/retained"
+	"github.com/hprof2pprof/hprof2pprof/internal/sysmem"
 )
 
 // binData is what the first pass keeps of a binary input for the views:
@@ -68,6 +69,7 @@ type binReader struct {
 	// while the first pass reads on (parallel.go); nil when none is.
 	scan         *heapdump.SpanScan
 	window       int64 // spanWindow, or the tests' (testhooks.Hooks.SpanWindow)
+	dropBehind   bool  // drop the page cache of parsed spans (dropsBehind)
 	progressNext int64
 }
 
@@ -100,6 +102,7 @@ func decodeBinary(ctx context.Context, in *hprof.File, g *graph.Graph, opts Opti
 	if file, ok := in.ReaderAt().(*os.File); ok {
 		if fi, err := file.Stat(); err == nil && fi.Mode().IsRegular() {
 			d.file, d.size = file, fi.Size()
+			d.dropBehind = dropsBehind(d.size, sysmem.Limit(), sysmem.Available())
 		}
 	}
 	runErr := d.run(ctx)

@@ -100,6 +100,15 @@ func (s *SpanScan) run(ctx context.Context) {
 	wg.Wait()
 }
 
+// Span returns the input bytes the scan's spans cover.
+func (s *SpanScan) Span() (off, n int64) {
+	if len(s.spans) == 0 {
+		return 0, 0
+	}
+	last := s.spans[len(s.spans)-1]
+	return s.spans[0].Off, last.Off + last.N - s.spans[0].Off
+}
+
 // Finish waits for the scan and adds what it found to the Dump, in span
 // order. At the first span with damage it stops, and drops the spans
 // noted since the scan started: like the streaming path, nothing after
