@@ -36,6 +36,7 @@ type table struct {
 	b       *array.RecordBuilder
 	rows    int // rows in b not yet written
 	maxRows int
+	fields  int // columns a row has
 	r       row // reused by row()
 	// dicts are, by field, the heap table string columns collected as
 	// dictionary indices (dictColumn; Parquet only), nil for the others;
@@ -96,6 +97,7 @@ func newTable(cfg tableConfig, name string) (*table, error) {
 		return nil, fmt.Errorf("parquet: table %s: %w", name, err)
 	}
 	t.b = array.NewRecordBuilder(cfg.mem, schema)
+	t.fields = schema.NumFields()
 	t.i64s = i64Columns(name, schema)
 	if cfg.format == FormatParquet {
 		t.dicts = dictColumns(name, schema, cfg.mem)
@@ -393,8 +395,8 @@ func (r *row) next() array.Builder {
 // end finishes the row and writes a row group when enough rows are
 // buffered.
 func (r *row) end() error {
-	if n := r.t.b.Schema().NumFields(); r.i != n {
-		return fmt.Errorf("parquet: table %s: row has %d of %d columns", r.t.name, r.i, n)
+	if r.i != r.t.fields {
+		return fmt.Errorf("parquet: table %s: row has %d of %d columns", r.t.name, r.i, r.t.fields)
 	}
 	return r.t.endRow()
 }
