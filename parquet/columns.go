@@ -61,75 +61,64 @@ func (v *validity) buffer() *memory.Buffer {
 	return memory.NewBufferBytes(bits)
 }
 
-// i64Column is an int64 column of a heap table.
-type i64Column struct {
+// numColumn is an int64 column of a heap table, or a dictionary
+// column's int32 indices.
+type numColumn[T int32 | int64] struct {
 	nullable bool
-	vals     []int64
+	vals     []T
 	valid    validity // kept only when nullable
 	// spare is the slice of the batch before the last, for the next.
-	spare []int64
+	spare []T
 }
 
-func (c *i64Column) append(v int64) {
-	c.vals = append(c.vals, v)
-	if c.nullable {
-		c.valid.append(true)
-	}
-}
-
-func (c *i64Column) appendNull() {
-	c.vals = append(c.vals, 0)
-	c.valid.append(false)
-}
-
-// newArray returns the batch's values as an array over the column's
-// slices, and starts the next batch in the spare ones.
-func (c *i64Column) newArray() arrow.Array {
-	nulls := c.valid.nulls
-	data := array.NewData(arrow.PrimitiveTypes.Int64, len(c.vals),
-		[]*memory.Buffer{c.valid.buffer(), memory.NewBufferBytes(arrow.Int64Traits.CastToBytes(c.vals))},
-		nil, nulls, 0)
-	defer data.Release()
-	c.vals, c.spare = c.spare[:0], c.vals
-	return array.NewInt64Data(data)
-}
-
-// i32Column is a dictionary column's indices.
-type i32Column struct {
-	nullable bool
-	vals     []int32
-	valid    validity // kept only when nullable
-	spare    []int32
-}
-
-func (c *i32Column) append(v int32, ok bool) {
+// append appends v, or NULL when ok is false.
+func (c *numColumn[T]) append(v T, ok bool) {
 	c.vals = append(c.vals, v)
 	if c.nullable {
 		c.valid.append(ok)
 	}
 }
 
-func (c *i32Column) newArray() arrow.Array {
+func (c *numColumn[T]) appendNull() { c.append(0, false) }
+
+// newArray returns the batch's values as an array over the column's
+// slices, and starts the next batch in the spare ones.
+func (c *numColumn[T]) newArray() arrow.Array {
 	nulls := c.valid.nulls
-	data := array.NewData(arrow.PrimitiveTypes.Int32, len(c.vals),
-		[]*memory.Buffer{c.valid.buffer(), memory.NewBufferBytes(arrow.Int32Traits.CastToBytes(c.vals))},
+	data := array.NewData(arrow.GetDataType[T](), len(c.vals),
+		[]*memory.Buffer{c.valid.buffer(), memory.NewBufferBytes(arrow.GetBytes(c.vals))},
 		nil, nulls, 0)
 	defer data.Release()
 	c.vals, c.spare = c.spare[:0], c.vals
-	return array.NewInt32Data(data)
+	return array.MakeFromData(data)
 }
 
-// i64Columns returns, by field, the i64Columns of a heap table's int64
-// columns, nil for the other fields; nil for a table that is not a heap
-// table.
-func i64Columns(name string, schema *arrow.Schema) []*i64Column {
+func (c *numColumn[T]) release() {}
+
+// ownColumn is a heap table column collected by the table itself rather
+// than by an Arrow builder: a numColumn[int64] or a dictColumn.
+type ownColumn interface {
+	appendNull()
+	// newArray returns the batch's values and starts the next batch.
+	newArray() arrow.Array
+	release()
+}
+
+// ownColumns returns, by field, the columns a heap table collects itself
+// (int64 columns; with dictionaries, string columns with one
+// (hasDictColumn)), nil for the other fields; nil for a table that is
+// not a heap table.
+func ownColumns(name string, schema *arrow.Schema, dicts bool, mem memory.Allocator) []ownColumn {
 	if heapFields(name) == nil {
 		return nil
 	}
-	out := make([]*i64Column, schema.NumFields())
+	out := make([]ownColumn, schema.NumFields())
 	for i, f := range schema.Fields() {
-		if f.Type.ID() == arrow.INT64 {
-			out[i] = &i64Column{nullable: f.Nullable}
+		switch {
+		case f.Type.ID() == arrow.INT64:
+			out[i] = &numColumn[int64]{nullable: f.Nullable}
+		case dicts && hasDictColumn(name, f):
+			out[i] = newDictColumn(mem, f.Nullable)
 		}
 	}
 	return out

@@ -15,8 +15,8 @@ import (
 func TestColumnsAsArrowBuilders(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, nullable := range []bool{false, true} {
-		c64 := &i64Column{nullable: nullable}
-		c32 := &i32Column{nullable: nullable}
+		c64 := &numColumn[int64]{nullable: nullable}
+		c32 := &numColumn[int32]{nullable: nullable}
 		var prev64, prev32, want64Prev, want32Prev arrow.Array
 		for batch := range 5 {
 			b64 := array.NewInt64Builder(memory.DefaultAllocator)
@@ -28,7 +28,7 @@ func TestColumnsAsArrowBuilders(t *testing.T) {
 				v := rng.Int64() - 1<<62
 				switch {
 				case ok:
-					c64.append(v)
+					c64.append(v, true)
 					c32.append(int32(v), true)
 					b64.Append(v)
 					b32.Append(int32(v))

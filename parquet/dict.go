@@ -23,7 +23,7 @@ import (
 type dictColumn struct {
 	ids  map[string]int32
 	vals *array.StringBuilder // the distinct values, by id
-	idx  i32Column
+	idx  numColumn[int32]
 	typ  *arrow.DictionaryType
 	mem  memory.Allocator
 
@@ -43,7 +43,7 @@ type dictEntry struct {
 
 func newDictColumn(mem memory.Allocator, nullable bool) *dictColumn {
 	return &dictColumn{
-		idx:  i32Column{nullable: nullable},
+		idx:  numColumn[int32]{nullable: nullable},
 		ids:  map[string]int32{},
 		vals: array.NewStringBuilder(mem),
 		typ:  &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int32, ValueType: arrow.BinaryTypes.String},
@@ -100,22 +100,6 @@ func (d *dictColumn) dense(vals *array.String, idx *array.Int32) arrow.Array {
 }
 
 func (d *dictColumn) release() { d.vals.Release() }
-
-// dictColumns returns, by field, the dictColumns of a heap table's
-// dictionary string columns (hasDictColumn), nil for the other fields;
-// nil for a table without any.
-func dictColumns(name string, schema *arrow.Schema, mem memory.Allocator) []*dictColumn {
-	if heapFields(name) == nil {
-		return nil
-	}
-	out := make([]*dictColumn, schema.NumFields())
-	for i, f := range schema.Fields() {
-		if hasDictColumn(name, f) {
-			out[i] = newDictColumn(mem, f.Nullable)
-		}
-	}
-	return out
-}
 
 // hasDictColumn tells whether field f of heap table name is collected
 // by a dictColumn: a string column with a dictionary (not in

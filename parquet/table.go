@@ -38,14 +38,9 @@ type table struct {
 	maxRows int
 	fields  int // columns a row has
 	r       row // reused by row()
-	// dicts are, by field, the heap table string columns collected as
-	// dictionary indices (dictColumn; Parquet only), nil for the others;
-	// dschema is the schema of the batches they make.
-	dicts   []*dictColumn
-	dschema *arrow.Schema
-	// i64s are, by field, a heap table's int64 columns (i64Column), nil
-	// for the other fields and the other tables.
-	i64s []*i64Column
+	// own are, by field, the heap table columns collected by the table
+	// (ownColumns), nil for the others and for the other tables.
+	own []ownColumn
 
 	batches chan arrow.Record // to the writer goroutine; nil until the first batch
 	done    chan struct{}     // closed when the writer has returned
@@ -98,19 +93,7 @@ func newTable(cfg tableConfig, name string) (*table, error) {
 	}
 	t.b = array.NewRecordBuilder(cfg.mem, schema)
 	t.fields = schema.NumFields()
-	t.i64s = i64Columns(name, schema)
-	if cfg.format == FormatParquet {
-		t.dicts = dictColumns(name, schema, cfg.mem)
-	}
-	if t.dicts != nil {
-		fields := schema.Fields()
-		for i, d := range t.dicts {
-			if d != nil {
-				fields[i].Type = d.typ
-			}
-		}
-		t.dschema = arrow.NewSchema(fields, nil)
-	}
+	t.own = ownColumns(name, schema, cfg.format == FormatParquet, cfg.mem)
 	return t, nil
 }
 
@@ -271,32 +254,24 @@ func (t *table) flush() error {
 // newRecord returns the buffered rows as a record and empties the
 // builders.
 func (t *table) newRecord() arrow.Record {
-	if t.dicts == nil && t.i64s == nil {
+	if t.own == nil {
 		return t.b.NewRecord()
 	}
-	schema := t.b.Schema()
-	if t.dschema != nil {
-		schema = t.dschema
-	}
-	cols := make([]arrow.Array, schema.NumFields())
+	// The record's schema is that of its arrays: a dictColumn's batch is a
+	// dictionary array, or a plain one (dictColumn.newArray).
+	base := t.b.Schema()
+	fields := base.Fields()
+	cols := make([]arrow.Array, len(fields))
 	for i := range cols {
-		switch {
-		case t.dicts != nil && t.dicts[i] != nil:
-			cols[i] = t.dicts[i].newArray()
-		case t.i64s != nil && t.i64s[i] != nil:
-			cols[i] = t.i64s[i].newArray()
-		default:
+		if c := t.own[i]; c != nil {
+			cols[i] = c.newArray()
+		} else {
 			cols[i] = t.b.Field(i).NewArray()
 		}
+		fields[i].Type = cols[i].DataType()
 	}
-	if t.dicts != nil {
-		// A dictionary column's batch may be a plain array (dictColumn).
-		fields := schema.Fields()
-		for i, c := range cols {
-			fields[i].Type = c.DataType()
-		}
-		schema = arrow.NewSchema(fields, nil)
-	}
+	md := base.Metadata()
+	schema := arrow.NewSchema(fields, &md)
 	rec := array.NewRecord(schema, cols, int64(t.rows))
 	for _, c := range cols {
 		c.Release()
@@ -356,12 +331,12 @@ func (t *table) close(keep bool) error {
 		t.b.Release()
 		t.b = nil
 	}
-	for _, d := range t.dicts {
-		if d != nil {
-			d.release()
+	for _, c := range t.own {
+		if c != nil {
+			c.release()
 		}
 	}
-	t.dicts = nil
+	t.own = nil
 	if keep && err == nil {
 		if rerr := os.Rename(t.tmp, t.final); rerr != nil {
 			err = fmt.Errorf("parquet: table %s: %w", t.name, rerr)
@@ -402,12 +377,7 @@ func (r *row) end() error {
 }
 
 func (r *row) null() {
-	if d := r.dict(); d != nil {
-		d.appendNull()
-		r.i++
-		return
-	}
-	if c := r.i64Column(); c != nil {
+	if c := r.ownColumn(); c != nil {
 		c.appendNull()
 		r.i++
 		return
@@ -416,7 +386,7 @@ func (r *row) null() {
 }
 
 func (r *row) str(s string) {
-	if d := r.dict(); d != nil {
+	if d, ok := r.ownColumn().(*dictColumn); ok {
 		d.append(s)
 		r.i++
 		return
@@ -424,12 +394,12 @@ func (r *row) str(s string) {
 	r.next().(*array.StringBuilder).Append(s)
 }
 
-// dict is the dictColumn of the next column, nil if it has none.
-func (r *row) dict() *dictColumn {
-	if r.t.dicts == nil {
+// ownColumn is the ownColumn of the next column, nil if it has none.
+func (r *row) ownColumn() ownColumn {
+	if r.t.own == nil {
 		return nil
 	}
-	return r.t.dicts[r.i]
+	return r.t.own[r.i]
 }
 
 // optStr appends NULL for "".
@@ -442,20 +412,12 @@ func (r *row) optStr(s string) {
 }
 
 func (r *row) i64(v int64) {
-	if c := r.i64Column(); c != nil {
-		c.append(v)
+	if c, ok := r.ownColumn().(*numColumn[int64]); ok {
+		c.append(v, true)
 		r.i++
 		return
 	}
 	r.next().(*array.Int64Builder).Append(v)
-}
-
-// i64Column is the i64Column of the next column, nil if it has none.
-func (r *row) i64Column() *i64Column {
-	if r.t.i64s == nil {
-		return nil
-	}
-	return r.t.i64s[r.i]
 }
 func (r *row) i32(v int32) { r.next().(*array.Int32Builder).Append(v) }
 
